@@ -1,0 +1,157 @@
+"""Typed, versioned results of an evaluation (the JSON schema of ``passnet eval --json``).
+
+Every field is documented in ``docs/result-schema.md``. Failures are values: a variant that
+crashed, timed out or never matched has a ``status`` and an ``error`` instead of numbers.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+from pydantic import BaseModel, Field
+
+from passnet.scores.tolerance import ErrorClass
+
+SCHEMA_VERSION = 1
+
+
+class Status(str, Enum):
+    """Outcome of one variant (one graph) under one candidate."""
+
+    OK = "ok"  # matched (for passes), ran, correct at t = 1 (loosest level)
+    INCORRECT = "incorrect"  # ran, but allclose fails even at t = 1
+    NO_MATCH = "no_match"  # a pass that changed nothing in this graph
+    COMPILE_ERROR = "compile_error"  # pass failed to load/apply, or the compiler failed
+    RUNTIME_ERROR = "runtime_error"  # exception, NaN/Inf, dtype or shape mismatch while running
+    TIMEOUT = "timeout"  # the worker ran past its wall-clock limit and was killed
+    CRASH = "crash"  # the worker died (segfault, OOM kill, ...)
+    REJECTED = "rejected"  # the integrity policy refused the candidate
+    SAMPLE_ERROR = "sample_error"  # the reference itself cannot be loaded or run
+
+
+STATUS_ERROR_CLASS: dict[Status, ErrorClass | None] = {
+    Status.OK: None,
+    Status.INCORRECT: ErrorClass.ACCURACY,
+    Status.NO_MATCH: ErrorClass.COMPILE,
+    Status.COMPILE_ERROR: ErrorClass.COMPILE,
+    Status.RUNTIME_ERROR: ErrorClass.RUNTIME,
+    Status.TIMEOUT: ErrorClass.RUNTIME,
+    Status.CRASH: ErrorClass.RUNTIME,
+    Status.REJECTED: ErrorClass.COMPILE,
+    Status.SAMPLE_ERROR: ErrorClass.RUNTIME,
+}
+
+
+class Timing(BaseModel):
+    """Per-call times of one side (reference or candidate), every sample kept."""
+
+    method: str = Field(description="'wall' (sync; t0; call; sync; t1) or 'cuda_event'")
+    samples_us: list[float]
+    median_us: float
+    iqr_us: float
+    rounds: int = Field(description="interleaved measurement rounds the samples came from")
+    noisy: bool = Field(description="IQR/median stayed above the noise limit after re-runs")
+
+
+class SideTiming(BaseModel):
+    wall: Timing
+    cuda_event: Timing | None = None
+
+
+class Comparison(BaseModel):
+    """How the candidate's outputs compare with the reference's."""
+
+    tightest_passing_t: int | None = Field(
+        description="strictest tolerance level t (-10..0) at which every output passes allclose; "
+        "None if none does"
+    )
+    max_abs_diff: float | None = None
+    max_rel_diff: float | None = None
+    detail: str = ""
+
+
+class VariantResult(BaseModel):
+    graph: str = Field(description="graph folder as listed in the task's graph_list.txt")
+    dtype: str
+    status: Status
+    error_class: ErrorClass | None = None
+    error: str | None = Field(default=None, description="human-readable reason of a failure")
+    matches: dict[str, int] = Field(
+        default_factory=dict, description="replacements made per pass rule in this graph"
+    )
+    comparison: Comparison | None = None
+    reference: SideTiming | None = Field(default=None, description="eager reference timing")
+    candidate: SideTiming | None = None
+    speedup: float | None = Field(
+        default=None, description="reference median / candidate median (wall clock)"
+    )
+    speedup_cuda_event: float | None = None
+    speedup_vs_inductor: float | None = None
+    inductor_median_us: float | None = None
+    call_overhead_us: float | None = Field(
+        default=None, description="per-call cost of the candidate call path on an empty graph"
+    )
+    timing_note: str = Field(default="", description="e.g. 'triton interpreter' on CPU")
+    worker_seconds: float | None = None
+
+
+class Environment(BaseModel):
+    device: str
+    device_name: str
+    torch: str
+    triton: str | None
+    python: str
+    platform: str
+    cuda: str | None = None
+    driver: str | None = None
+    triton_interpret: bool = False
+
+
+class Parameters(BaseModel):
+    b: float = 0.1
+    p: float = 0.0
+    warmup: int = 25
+    trials: int = 100
+    rounds: int = 4
+    noise_limit: float = 0.2
+    max_reruns: int = 2
+    timeout_s: float = 600.0
+    seed: int | None = None
+    call_path: str = "direct"
+
+
+class CandidateSpec(BaseModel):
+    """How the candidate was built; enough to re-run it exactly."""
+
+    kind: str = Field(description="'pass', 'eager' or 'inductor'")
+    pass_dir: str | None = None
+    options: dict[str, str] = Field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        if self.kind == "pass":
+            return f"passes:{self.pass_dir}"
+        opts = ",".join(f"{k}={v}" for k, v in sorted(self.options.items()))
+        return f"{self.kind}[{opts}]" if opts else self.kind
+
+
+class Scores(BaseModel):
+    AS: float
+    ES: dict[int, float]
+    S: dict[int, float]
+    fast_p: float
+    subgraph_correct_rate: float
+    gmean_speedup_correct: float | None
+    gmean_speedup_vs_inductor_correct: float | None = None
+
+
+class TaskResult(BaseModel):
+    schema_version: int = SCHEMA_VERSION
+    task: str
+    candidate: CandidateSpec
+    parameters: Parameters
+    environment: Environment
+    scores: Scores
+    task_correct: bool = Field(description="every variant correct at t = 1")
+    variants: list[VariantResult]
+    wall_seconds: float
