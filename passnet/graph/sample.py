@@ -1,0 +1,497 @@
+"""GraphNet sample folders: parse, materialise, run and write them (SPEC section 2).
+
+Meta files are parsed with ``ast``, never executed, so reading a dataset runs none of its code
+(only :func:`load_module` executes model.py). Materialisation follows upstream GraphNet with two
+fixes: values come from an explicit seed (every check can draw fresh inputs), and a float tensor
+recorded with std 0 is not replayed as a constant (a kernel writing a constant must not pass).
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import math
+import re
+import sys
+import types
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pydantic
+import torch
+
+META_FILES = ("weight_meta.py", "input_meta.py")
+FLOAT_DTYPES = ("float16", "bfloat16", "float32", "float64")
+DATA_MAX_NUMEL = 64  # tensors with fewer elements keep their literal values (data), like upstream
+# A float tensor recorded with std 0 (or none) and no data is drawn as N(mean, s) with
+# s = max(0.1 * |mean|, 0.02): close to the recorded value, never constant.
+ZERO_STD_REL_SPREAD, ZERO_STD_MIN_SPREAD = 0.1, 0.02
+INT_DEFAULT_RANGE = (0, 7)  # inclusive; integers with no bounds and no statistics (index-like)
+
+_SCALAR_ANNOTATIONS = {
+    name: kind
+    for kind, cap in ((int, "Int"), (float, "Float"), (bool, "Bool"))
+    for name in (f"torch.Sym{cap}", f"Sym{cap}", kind.__name__)
+}
+_SYMINT_NAME = re.compile(r"^s\d+$")
+
+
+class SampleError(Exception):
+    """A sample folder that cannot be read, materialised or run; names the file and the reason."""
+
+    def __init__(self, file: Path | str, reason: str) -> None:
+        self.file, self.reason = Path(file), reason
+        super().__init__(f"{file}: {reason}")
+
+
+def dtype_of(name: str) -> torch.dtype:
+    """torch dtype of "float16" or "torch.float16"."""
+    value = getattr(torch, name.removeprefix("torch."), None)
+    if not isinstance(value, torch.dtype):
+        raise ValueError(f"unknown dtype {name!r}")
+    return value
+
+
+class TensorMeta(pydantic.BaseModel):
+    """One ``Program_weight_tensor_meta_*`` class: what a forward argument looks like."""
+
+    model_config = pydantic.ConfigDict(extra="ignore")
+
+    name: str
+    shape: list[int]
+    dtype: str
+    device: str | None = None  # upstream always writes these three; its reader defaults them
+    mean: float | None = None
+    std: float | None = None
+    min_val: float | int | None = None
+    max_val: float | int | None = None
+    data: list | None = None
+
+    @pydantic.field_validator("dtype")
+    @classmethod
+    def _known_dtype(cls, value: str) -> str:
+        return str(dtype_of(value))
+
+    @property
+    def torch_dtype(self) -> torch.dtype:
+        return dtype_of(self.dtype)
+
+
+@dataclass
+class Sample:
+    """A parsed sample folder; ``metas`` are in forward-argument order."""
+
+    path: Path
+    metas: list[TensorMeta]
+    graph_net: dict
+    code: str
+    arg_names: list[str]
+    arg_types: dict[str, str | None] = field(default_factory=dict)
+    meta_files: dict[str, Path] = field(default_factory=dict)
+    sources: dict | None = None
+
+    @property
+    def model_path(self) -> Path:
+        return self.path / "model.py"
+
+    @property
+    def name(self) -> str:
+        return str(self.graph_net.get("model_name") or self.path.name)
+
+    @property
+    def dtype(self) -> str:
+        """Dtype of the first floating tensor argument ("float32"), else of the first tensor."""
+        tensors = [m for m in self.metas if self.scalar_type(m.name) is None]
+        floats = [m for m in tensors if m.torch_dtype.is_floating_point]
+        chosen = floats or tensors or self.metas
+        return chosen[0].dtype.removeprefix("torch.") if chosen else "float32"
+
+    def meta(self, name: str) -> TensorMeta:
+        return self.metas[self.arg_names.index(name)]
+
+    def scalar_type(self, name: str) -> type | None:
+        """int/float/bool for SymInt-style scalar arguments, None for tensors.
+
+        Decided by the forward annotation; an unannotated 0-d int64 argument named like a
+        Dynamo symbol (``s77``) counts as a SymInt too.
+        """
+        annotation = self.arg_types.get(name)
+        if annotation is not None:
+            return _SCALAR_ANNOTATIONS.get(annotation)
+        meta = self.meta(name)
+        if meta.shape == [] and meta.dtype == "torch.int64" and _SYMINT_NAME.match(name):
+            return int
+        return None
+
+
+def _literal(node: ast.expr) -> Any:
+    """Value of a literal expression, also ``inf``/``nan``, ``float("inf")`` and ``torch.x``."""
+    try:
+        return ast.literal_eval(node)
+    except ValueError:
+        pass
+    if isinstance(node, ast.Name) and node.id in ("inf", "nan"):
+        return float(node.id)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return -_literal(node.operand)
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return [_literal(item) for item in node.elts]
+    if isinstance(node, ast.Attribute) and getattr(node.value, "id", None) == "torch":
+        return f"torch.{node.attr}"
+    func = getattr(node, "func", None)
+    if getattr(func, "id", None) == "float" and len(node.args) == 1 and not node.keywords:
+        return float(_literal(node.args[0]))
+    raise ValueError(f"not a literal: {ast.unparse(node)[:80]}")
+
+
+def _pydantic_reason(error: pydantic.ValidationError) -> str:
+    return "; ".join(
+        f"missing field {'.'.join(map(str, e['loc']))}"
+        if e["type"] == "missing"
+        else f"{'.'.join(map(str, e['loc']))}: {e['msg']}"
+        for e in error.errors()
+    )
+
+
+def parse_meta_file(path: Path) -> list[TensorMeta]:
+    """The meta classes of a weight_meta.py / input_meta.py, parsed without executing it."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    except (SyntaxError, ValueError) as e:
+        raise SampleError(path, f"unparsable: {e}") from e
+    metas = []
+    for node in tree.body:
+        if not isinstance(node, ast.ClassDef):
+            continue
+        attrs: dict[str, Any] = {}
+        for stmt in node.body:
+            if isinstance(stmt, (ast.Expr, ast.Pass)):  # docstring
+                continue
+            where = f"class {node.name}, line {stmt.lineno}"
+            if not isinstance(stmt, ast.Assign) or not isinstance(stmt.targets[0], ast.Name):
+                raise SampleError(path, f"{where}: not an attribute assignment")
+            try:
+                attrs[stmt.targets[0].id] = _literal(stmt.value)
+            except (ValueError, TypeError) as e:
+                raise SampleError(path, f"{where}: {e}") from e
+        try:
+            metas.append(TensorMeta(**attrs))
+        except pydantic.ValidationError as e:
+            raise SampleError(path, f"class {node.name}: {_pydantic_reason(e)}") from e
+    return metas
+
+
+def _forward_args(code: str, path: Path) -> tuple[list[str], dict[str, str | None]]:
+    try:
+        tree = ast.parse(code, filename=str(path))
+    except SyntaxError as e:
+        raise SampleError(path, f"unparsable: {e}") from e
+    cls = next((n for n in tree.body if getattr(n, "name", "") == "GraphModule"), None)
+    forward = next(
+        (n for n in getattr(cls, "body", []) if getattr(n, "name", "") == "forward"), None
+    )
+    if not isinstance(cls, ast.ClassDef) or not isinstance(forward, ast.FunctionDef):
+        raise SampleError(path, "no class GraphModule with a forward method")
+    if forward.args.vararg or forward.args.kwarg or forward.args.kwonlyargs:
+        raise SampleError(path, "forward must take positional arguments only")
+    args = (forward.args.posonlyargs + forward.args.args)[1:]
+    names = [a.arg for a in args]
+    types_ = {a.arg: ast.unparse(a.annotation) if a.annotation else None for a in args}
+    return names, types_
+
+
+def _read_json(path: Path) -> dict | None:
+    try:
+        value = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+    except json.JSONDecodeError as e:
+        raise SampleError(path, f"invalid JSON: {e}") from e
+    if value is not None and not isinstance(value, dict):
+        raise SampleError(path, "expected a JSON object")
+    return value
+
+
+def load_sample(path: Path | str) -> Sample:
+    """Read a sample folder; metas are matched to forward arguments by their ``name``."""
+    folder = Path(path).resolve()
+    if not folder.is_dir():
+        raise SampleError(folder, "no such sample folder")
+    model_py = folder / "model.py"
+    for required in (model_py, folder / "weight_meta.py"):
+        if not required.is_file():
+            raise SampleError(required, "missing")
+    code = model_py.read_text(encoding="utf-8")
+    arg_names, arg_types = _forward_args(code, model_py)
+    by_name: dict[str, TensorMeta] = {}
+    meta_files: dict[str, Path] = {}
+    for meta_path in [folder / f for f in META_FILES if (folder / f).is_file()]:
+        for meta in parse_meta_file(meta_path):
+            if meta.name in by_name:
+                raise SampleError(meta_path, f"a second meta named {meta.name!r}")
+            by_name[meta.name] = meta
+            meta_files[meta.name] = meta_path
+    if missing := [name for name in arg_names if name not in by_name]:
+        reason = f"forward argument(s) of model.py without a meta class: {', '.join(missing)}"
+        raise SampleError(folder / "weight_meta.py", reason)
+    if extra := [name for name in by_name if name not in arg_types]:
+        reason = f"meta(s) for no forward argument of model.py: {', '.join(extra)}"
+        raise SampleError(meta_files[extra[0]], reason)
+    return Sample(
+        path=folder,
+        metas=[by_name[name] for name in arg_names],
+        graph_net=_read_json(folder / "graph_net.json") or {},
+        code=code,
+        arg_names=arg_names,
+        arg_types=arg_types,
+        meta_files=meta_files,
+        sources=_read_json(folder / "subgraph_sources.json"),
+    )
+
+
+def load_module(sample: Sample) -> torch.nn.Module:
+    """Execute model.py as its own module (registered in sys.modules so FX/inspect work)."""
+    digest = hashlib.sha256(f"{sample.path}\0{sample.code}".encode()).hexdigest()[:16]
+    module = types.ModuleType(f"passnet_sample_{digest}")
+    module.__file__ = str(sample.model_path)
+    sys.modules[module.__name__] = module
+    try:
+        exec(compile(sample.code, str(sample.model_path), "exec"), module.__dict__)
+        return module.GraphModule()
+    except Exception as e:
+        sys.modules.pop(module.__name__, None)
+        raise SampleError(sample.model_path, f"cannot load: {type(e).__name__}: {e}") from e
+
+
+def _finite(value: float | int | None) -> float | None:
+    return float(value) if value is not None and math.isfinite(value) else None
+
+
+def _float_values(meta: TensorMeta, gen: torch.Generator) -> torch.Tensor:
+    """float32 values on CPU following the meta's statistics (see module docstring)."""
+    mean, std = _finite(meta.mean), _finite(meta.std)
+    low, high = _finite(meta.min_val), _finite(meta.max_val)
+    noise = torch.randn(meta.shape, generator=gen, dtype=torch.float32)
+    if std is not None and std > 0:
+        values = noise * (std * 0.2) + (mean or 0.0)
+    elif mean is None and low is not None and high is not None and high > low:
+        values = torch.rand(meta.shape, generator=gen) * (high - low) + low
+    else:
+        mean = mean or 0.0
+        values = noise * max(ZERO_STD_REL_SPREAD * abs(mean), ZERO_STD_MIN_SPREAD) + mean
+        if low is not None and high is not None and high <= low:
+            low = high = None  # a constant's recorded range would make it constant again
+    if low is not None or high is not None:
+        values = values.clamp(low, high)
+    return torch.nan_to_num(values, nan=0.0, posinf=100.0, neginf=-100.0).clamp(-100.0, 100.0)
+
+
+def _int_range(meta: TensorMeta) -> tuple[int, int]:
+    """Inclusive [low, high] for an integer tensor (upstream treats max_val as inclusive)."""
+    low, high = meta.min_val, meta.max_val
+    mean, spread = _finite(meta.mean), 2 * (_finite(meta.std) or 0.0)
+    if mean is not None:  # mean +- 2 std; index-like (mean >= 0): never invent negatives
+        derived = (math.floor(mean - spread), math.ceil(mean + spread))
+        derived = (max(derived[0], 0), derived[1]) if mean >= 0 else derived
+    elif high is not None:
+        derived = (0 if high >= 0 else high - 7, high)
+    else:
+        derived = (low, low + 7) if low is not None else INT_DEFAULT_RANGE
+    low = derived[0] if low is None else low
+    high = derived[1] if high is None else high
+    info = torch.iinfo(meta.torch_dtype)
+    low = max(math.ceil(low), info.min)
+    high = min(math.floor(high), info.max - 1)
+    return low, max(low, high)
+
+
+def _tensor(sample: Sample, meta: TensorMeta, gen: torch.Generator) -> torch.Tensor:
+    dtype = meta.torch_dtype
+    try:
+        if meta.data is not None:
+            return torch.tensor(meta.data, dtype=dtype).reshape(meta.shape)
+    except (RuntimeError, TypeError, ValueError) as e:
+        raise SampleError(
+            sample.meta_files.get(meta.name, sample.path), f"data of {meta.name!r}: {e}"
+        ) from e
+    if dtype == torch.bool:
+        return torch.rand(meta.shape, generator=gen) > 0.5
+    if dtype.is_floating_point or dtype.is_complex:
+        return _float_values(meta, gen).to(dtype)
+    low, high = _int_range(meta)
+    return torch.randint(low, high + 1, meta.shape, generator=gen, dtype=torch.int64).to(dtype)
+
+
+def _scalar(sample: Sample, meta: TensorMeta, kind: type) -> int | float | bool:
+    data = torch.tensor(meta.data).flatten().tolist() if meta.data is not None else []
+    for candidate in data if len(data) == 1 else (meta.mean, meta.min_val, meta.max_val):
+        if candidate is not None and math.isfinite(candidate):
+            return kind(round(candidate) if kind is int else candidate)
+    reason = f"scalar argument {meta.name!r} has no data (one value) and no mean/min/max"
+    raise SampleError(sample.meta_files.get(meta.name, sample.path), reason)
+
+
+def materialize(
+    sample: Sample, device: str = "cpu", seed: int = 0, dtype: str | None = None
+) -> list:
+    """One value per forward argument, in forward order; the same seed gives the same values.
+
+    Drawn on CPU from a generator seeded with ``seed`` (device-independent), then moved to
+    ``device`` (the meta's device is ignored); ``dtype`` overrides floating tensors only.
+    """
+    gen = torch.Generator().manual_seed(seed)
+    override = dtype_of(dtype) if dtype else None
+    values: list = []
+    for meta in sample.metas:
+        kind = sample.scalar_type(meta.name)
+        if kind is not None:
+            values.append(_scalar(sample, meta, kind))
+            continue
+        tensor = _tensor(sample, meta, gen)
+        if override is not None and tensor.is_floating_point():
+            tensor = tensor.to(override)
+        values.append(tensor.to(device))
+    return values
+
+
+def run_sample(sample: Sample, device: str = "cpu", seed: int = 0) -> tuple:
+    """Eager outputs of the sample on freshly materialised inputs."""
+    module = load_module(sample)
+    args = materialize(sample, device=device, seed=seed)
+    try:
+        with torch.no_grad():
+            out = module(*args)
+    except Exception as e:
+        raise SampleError(sample.model_path, f"forward failed: {type(e).__name__}: {e}") from e
+    return tuple(out) if isinstance(out, (tuple, list)) else (out,)
+
+
+def tensor_stats(t: torch.Tensor) -> dict:
+    """mean/std (3 decimals) and exact min/max of a real tensor, for writing its meta.
+
+    Integer tensors get no mean/std (like upstream) but do get min/max, so they replay inside
+    their real range; non-finite values are left out of the statistics.
+    """
+    stats: dict = dict.fromkeys(("mean", "std", "min_val", "max_val"))
+    values = t.detach().cpu()
+    values = values.abs() if values.is_complex() else values
+    if values.numel() == 0 or values.dtype == torch.bool:
+        return stats
+    if not values.is_floating_point():
+        return stats | {"min_val": int(values.min()), "max_val": int(values.max())}
+    values = values.double()[torch.isfinite(values)]
+    if values.numel() > 0:
+        stats["mean"] = round(float(values.mean()), 3)
+        stats["std"] = round(float(values.std(correction=int(values.numel() > 1))), 3)
+        stats["min_val"], stats["max_val"] = float(values.min()), float(values.max())
+    return stats
+
+
+def _number(value: Any, stat: bool = False) -> str:
+    """A Python literal; statistics get upstream's 3 decimals, non-finite floats float("inf")."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return f'float("{value}")'
+    return f"{value:.3f}" if stat and value is not None else repr(value)
+
+
+def _data(data: list | None) -> str:
+    flat = torch.tensor(data).flatten().tolist() if data and isinstance(data[0], list) else data
+    return "None" if flat is None else "[" + ", ".join(_number(x) for x in flat) + "]"
+
+
+def format_metas(metas: list[TensorMeta]) -> str:
+    """weight_meta.py text in upstream's class layout (upstream tools exec it)."""
+    blocks, used = [], set()
+    for meta in metas:
+        cls = "Program_weight_tensor_meta_" + re.sub(r"\W", "_", meta.name)
+        while cls in used:
+            cls += "_"
+        used.add(cls)
+        lines = [
+            f"class {cls}:",
+            f"    name = {json.dumps(meta.name)}",
+            f"    shape = {list(meta.shape)}",
+            f'    dtype = "{meta.dtype}"',
+            f"    device = {json.dumps(meta.device) if meta.device else None}",
+            f"    mean = {_number(meta.mean, stat=True)}",
+            f"    std = {_number(meta.std, stat=True)}",
+            f"    data = {_data(meta.data)}",
+        ]
+        lines += [
+            f"    {k} = {_number(v)}" for k, v in meta if k.endswith("_val") and v is not None
+        ]
+        blocks.append("\n".join(lines) + "\n")
+    return "\n\n".join(blocks)
+
+
+def _constraints(metas: list[TensorMeta]) -> str:
+    shapes = "".join(f"    ({list(m.shape)}, {json.dumps(m.name)}),\n" for m in metas)
+    return (
+        "dynamic_dim_constraint_symbols = []\n\n"
+        "dynamic_dim_constraint_symbol2example_value = {}\n\n"
+        "dynamic_dim_constraint_relations = []\n\n"
+        f"dynamic_dim_constraint_input_shapes = [\n{shapes}]\n"
+    )
+
+
+def graph_hash(code: str) -> str:
+    """Upstream-style graph hash: SHA-256 of the model.py text."""
+    return hashlib.sha256(code.encode("utf-8")).hexdigest()
+
+
+def write_sample(
+    path: Path | str,
+    code: str,
+    metas: list[TensorMeta],
+    graph_net: dict,
+    *,
+    sources: dict | None = None,
+) -> Sample:
+    """Write a complete sample folder (upstream file set) and read it back."""
+    folder = Path(path)
+    folder.mkdir(parents=True, exist_ok=True)
+    info = {"framework": "torch", "num_devices_required": 1, "num_nodes_required": 1}
+    info |= {"dynamic": False, "model_name": folder.name} | graph_net
+    files = {
+        "model.py": code,
+        "weight_meta.py": format_metas(metas),
+        "input_meta.py": "",
+        "input_tensor_constraints.py": _constraints(metas),
+        "graph_net.json": json.dumps(info, indent=4) + "\n",
+        "graph_hash.txt": graph_hash(code),
+    }
+    if sources is not None:
+        files["subgraph_sources.json"] = json.dumps(sources, indent=4) + "\n"
+    (folder / "subgraph_sources.json").unlink(missing_ok=True)
+    for name, text in files.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    return load_sample(folder)
+
+
+def with_dtype(sample: Sample, dtype: str, out_path: Path | str) -> Sample:
+    """A variant whose floating tensors use ``dtype``, validated by running it. Literals of the
+    sample's float dtype in model.py (``dtype=torch.float32``, ``.to(torch.float32)``) and its baked
+    finfo extremes are rewritten too, so nothing promotes back or overflows."""
+    target = dtype.removeprefix("torch.")
+    if target not in FLOAT_DTYPES:
+        raise ValueError(f"with_dtype: {dtype!r} is not one of {', '.join(FLOAT_DTYPES)}")
+    metas, sources = [], set()
+    for meta in sample.metas:
+        if sample.scalar_type(meta.name) is None and meta.torch_dtype.is_floating_point:
+            sources.add(meta.dtype.removeprefix("torch."))
+            meta = meta.model_copy(update={"dtype": f"torch.{target}"})
+        metas.append(meta)
+    aliases = {"float32": "|float", "float16": "|half", "float64": "|double"}
+    code, limit = sample.code, torch.finfo(dtype_of(target)).max
+    for source in sources - {target}:
+        pattern = rf"\btorch\.(?:{source}{aliases.get(source, '')})\b"
+        code = re.sub(pattern, f"torch.{target}", code)
+        extreme = torch.finfo(dtype_of(source)).max
+        code = re.sub(
+            r"(?<![\w.])(-?)(\d+\.?\d*e\+?\d+)\b",
+            lambda m, e=extreme: f"{m[1]}{limit!r}" if float(m[2]) == e > limit else m[0],
+            code,
+        )
+    variant = write_sample(out_path, code, metas, dict(sample.graph_net), sources=sample.sources)
+    run_sample(variant)
+    return variant
