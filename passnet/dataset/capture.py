@@ -76,11 +76,15 @@ def capture(
         with torch.no_grad():
             compiled(*example_inputs)
     except Exception as exc:  # noqa: BLE001 - graph breaks and tracing errors alike
-        raise CaptureError(f"{model_name}: Dynamo capture failed: {type(exc).__name__}: {exc}") from exc
+        raise CaptureError(
+            f"{model_name}: Dynamo capture failed: {type(exc).__name__}: {exc}"
+        ) from exc
     finally:
         torch._dynamo.reset()
     if len(graphs) != 1:
-        raise CaptureError(f"{model_name}: expected exactly one graph, Dynamo produced {len(graphs)}")
+        raise CaptureError(
+            f"{model_name}: expected exactly one graph, Dynamo produced {len(graphs)}"
+        )
     gm, inputs = graphs[0]
     names = [n.target for n in gm.graph.nodes if n.op == "placeholder"]
     metas = [_meta(str(name), value) for name, value in zip(names, inputs, strict=True)]

@@ -1,0 +1,195 @@
+"""The ``passnet`` command line: a thin layer over the library (errors for humans here)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+app = typer.Typer(
+    name="passnet",
+    help="LLM-written compiler passes for PyTorch: evaluate passes and compilers on PassBench tasks.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+console = Console()
+err = Console(stderr=True)
+
+
+class UserError(Exception):
+    """A problem the user can fix; printed as one paragraph, no traceback."""
+
+
+def _fail(message: str) -> None:
+    err.print(f"[bold red]error:[/] {message}")
+    raise typer.Exit(code=2)
+
+
+def _fmt_us(x: float | None) -> str:
+    return "-" if x is None else f"{x:,.1f}"
+
+
+def _fmt_x(x: float | None) -> str:
+    return "-" if x is None else f"{x:.3f}x"
+
+
+def print_task_result(result) -> None:  # noqa: ANN001 - TaskResult, imported lazily
+    """A readable table of one task's variants plus its scores."""
+    table = Table(title=f"{Path(result.task).name} — {result.candidate.label}", expand=False)
+    for col in (
+        "graph",
+        "dtype",
+        "status",
+        "matches",
+        "tightest t",
+        "eager µs",
+        "cand µs",
+        "speedup",
+    ):
+        table.add_column(col, overflow="fold")
+    for v in result.variants:
+        t = v.comparison.tightest_passing_t if v.comparison else None
+        colour = "green" if v.status.value == "ok" else "red"
+        table.add_row(
+            Path(v.graph).name,
+            v.dtype,
+            f"[{colour}]{v.status.value}[/]",
+            str(sum(v.matches.values())) if v.matches else "-",
+            "-" if t is None else str(t),
+            _fmt_us(v.reference.wall.median_us if v.reference else None),
+            _fmt_us(v.candidate.wall.median_us if v.candidate else None),
+            _fmt_x(v.speedup),
+        )
+    console.print(table)
+    for v in result.variants:
+        if v.error:
+            console.print(f"[red]{Path(v.graph).name}[/]: {v.error}", soft_wrap=True)
+    notes = {v.timing_note for v in result.variants if v.timing_note}
+    for note in notes:
+        console.print(f"[dim]note: {note}[/]")
+    s = result.scores
+    es = " ".join(f"{t}:{s.ES[t]:.3f}" for t in sorted(s.ES))
+    console.print(
+        f"[bold]AS = {s.AS:.4f}[/]  fast_1 = {s.fast_p:.2f}  correct = {s.subgraph_correct_rate:.2f}"
+        f"  G-mean speedup (correct) = {_fmt_x(s.gmean_speedup_correct)}"
+        + (
+            f"  vs Inductor = {_fmt_x(s.gmean_speedup_vs_inductor_correct)}"
+            if s.gmean_speedup_vs_inductor_correct
+            else ""
+        )
+    )
+    console.print(f"[dim]ES_t  {es}[/]")
+    env = result.environment
+    console.print(
+        f"[dim]{env.device} ({env.device_name}), torch {env.torch}, triton {env.triton}, "
+        f"b = {result.parameters.b}, p = {result.parameters.p}, {result.wall_seconds:.1f} s[/]"
+    )
+
+
+@app.callback()
+def _root() -> None:
+    """PassNet: evaluate compiler passes and compilers on PassBench tasks."""
+
+
+@app.command("eval")
+def eval_cmd(
+    task: Annotated[Path, typer.Argument(help="task folder (graph_list.txt) or one graph folder")],
+    pass_dir: Annotated[Path | None, typer.Option(help="pass folder to evaluate")] = None,
+    compiler: Annotated[
+        str | None, typer.Option(help="baseline instead of passes: eager, inductor[:MODE]")
+    ] = None,
+    device: Annotated[str, typer.Option(help="cpu or cuda[:N]")] = "cpu",
+    json_out: Annotated[
+        Path | None, typer.Option("--json", help="write the result here")
+    ] = None,
+    b: Annotated[float, typer.Option(help="score of a failed subgraph (SPEC: 0.1)")] = 0.1,
+    p: Annotated[float, typer.Option(help="slowdown penalty exponent (SPEC: 0)")] = 0.0,
+    warmup: Annotated[
+        int | None, typer.Option(help="untimed calls per side [GPU 25, CPU 2]")
+    ] = None,
+    trials: Annotated[
+        int | None, typer.Option(help="timed calls per side [GPU 100, CPU 10]")
+    ] = None,
+    rounds: Annotated[int, typer.Option(help="interleaved measurement rounds")] = 4,
+    timeout: Annotated[float, typer.Option(help="wall-clock limit per variant, seconds")] = 600.0,
+    seed: Annotated[int | None, typer.Option(help="input seed (default: fresh random)")] = None,
+    call_path: Annotated[str, typer.Option(help="direct (no Dynamo guards) or dynamo")] = "direct",
+    with_inductor: Annotated[
+        bool, typer.Option("--with-inductor", help="also time Inductor for speedup vs Inductor")
+    ] = False,
+) -> None:
+    """Evaluate a pass folder (or a baseline compiler) on every variant of TASK."""
+    from passnet.dataset.task import TaskError, load_task
+    from passnet.evaluation.candidates import CALL_PATHS, parse_candidate
+    from passnet.evaluation.evaluator import evaluate_task
+    from passnet.evaluation.results import Parameters
+
+    if (pass_dir is None) == (compiler is None):
+        _fail("give exactly one of --pass-dir DIR or --compiler NAME (eager, inductor[:MODE]).")
+    if call_path not in CALL_PATHS:
+        _fail(f"unknown --call-path {call_path!r}; known: {', '.join(CALL_PATHS)}.")
+    if device.startswith("cuda"):
+        import torch
+
+        if not torch.cuda.is_available():
+            _fail("--device cuda asked for, but PyTorch sees no CUDA GPU; use --device cpu.")
+    elif device != "cpu":
+        _fail(f"unknown --device {device!r}; use cpu or cuda[:N].")
+    if pass_dir is not None and not pass_dir.is_dir():
+        _fail(f"pass folder {pass_dir} does not exist.")
+    try:
+        spec = parse_candidate(f"passes:{pass_dir}" if pass_dir else str(compiler))
+        loaded = load_task(task)
+    except (ValueError, TaskError) as exc:
+        _fail(str(exc))
+    # On CPU, Triton kernels run in the interpreter: timings say little and cost much, so
+    # fewer calls by default. On a GPU, SPEC section 7's 25 warmups and 100 trials.
+    on_gpu = device.startswith("cuda")
+    params = Parameters(
+        b=b,
+        p=p,
+        warmup=warmup if warmup is not None else (25 if on_gpu else 2),
+        trials=trials if trials is not None else (100 if on_gpu else 10),
+        max_reruns=2 if on_gpu else 1,
+        rounds=rounds,
+        timeout_s=timeout,
+        seed=seed,
+        call_path=call_path,
+    )
+    n = len(loaded.variants)
+    with console.status(f"evaluating {spec.label} on {n} variant(s) of {loaded.name} ...") as st:
+        done = 0
+
+        def progress(variant, vr) -> None:  # noqa: ANN001
+            nonlocal done
+            done += 1
+            st.update(f"[{done}/{n}] {variant.graph}: {vr.status.value}")
+
+        result = evaluate_task(
+            loaded,
+            spec,
+            device=device,
+            parameters=params,
+            with_inductor=with_inductor,
+            on_variant=progress,
+        )
+    print_task_result(result)
+    if json_out:
+        json_out.parent.mkdir(parents=True, exist_ok=True)
+        json_out.write_text(result.model_dump_json(indent=2))
+        console.print(f"[dim]wrote {json_out}[/]")
+
+
+def main() -> None:
+    os.environ.setdefault("PYTHONUNBUFFERED", "1")
+    sys.exit(app())
+
+
+if __name__ == "__main__":
+    main()

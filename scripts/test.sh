@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Set up and run the whole test suite (CPU; Triton kernels through Triton's interpreter).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+.venv/bin/ruff check passnet tests scripts examples
+export TRITON_INTERPRET=1
+exec .venv/bin/python -m pytest -q -m "not gpu" -p no:cacheprovider "$@"

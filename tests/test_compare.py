@@ -1,0 +1,77 @@
+"""Output comparison: structure checks first, then the tolerance sweep of SPEC section 5."""
+
+import pytest
+import torch
+
+from passnet.evaluation.compare import StructureError, compare_outputs
+from passnet.scores.tolerance import tolerance
+
+
+def test_identical_outputs_pass_every_level() -> None:
+    x = torch.randn(16, 16)
+    c = compare_outputs((x.clone(),), (x,))
+    assert c.tightest_passing_t == -10
+    assert c.max_abs_diff == 0.0
+
+
+def test_tolerance_levels_match_torch_defaults_at_minus_five() -> None:
+    assert tolerance("float32", -5) == (1.3e-6, 1e-5)
+    assert tolerance("float16", -5) == (1e-3, 1e-5)
+    assert tolerance("bfloat16", -5) == (1.6e-2, 1e-5)
+    assert tolerance("torch.float32", 0) == (1.0, 1.0)
+    assert tolerance("float32", 3) == (1.0, 1.0)
+
+
+@pytest.mark.parametrize("rel", [1e-7, 1e-5, 1e-3, 0.5])
+def test_tightest_level_follows_the_error_size(rel: float) -> None:
+    ref = torch.rand(1000, dtype=torch.float64).to(torch.float32) + 1.0
+    cand = ref * (1 + rel)
+    t = compare_outputs(cand, ref).tightest_passing_t
+    assert t is not None
+    rtol, atol = tolerance("float32", t)
+    assert torch.allclose(cand, ref, rtol=rtol, atol=atol)
+    if t > -10:
+        rtol, atol = tolerance("float32", t - 1)
+        assert not torch.allclose(cand, ref, rtol=rtol, atol=atol)
+
+
+def test_far_off_fails_every_level() -> None:
+    ref = torch.ones(8)
+    c = compare_outputs(ref * 10, ref)
+    assert c.tightest_passing_t is None and c.detail
+    assert c.max_abs_diff == pytest.approx(9.0)
+
+
+@pytest.mark.parametrize(
+    ("cand", "ref", "reason"),
+    [
+        (torch.ones(4, dtype=torch.float16), torch.ones(4), "dtype"),
+        (torch.ones(2, 2), torch.ones(4), "shape"),
+        ((torch.ones(4), torch.ones(4)), (torch.ones(4),), "outputs"),
+        (torch.tensor([1.0, float("nan")]), torch.tensor([1.0, 2.0]), "NaN"),
+        (3, torch.ones(1), "plain torch.Tensor"),
+    ],
+)
+def test_structure_mismatches_are_runtime_class(cand, ref, reason: str) -> None:  # noqa: ANN001
+    with pytest.raises(StructureError, match=reason):
+        compare_outputs(cand, ref)
+
+
+def test_nan_where_reference_has_nan_is_fine() -> None:
+    ref = torch.tensor([1.0, float("nan")])
+    assert compare_outputs(ref.clone(), ref).tightest_passing_t == -10
+
+
+def test_integer_outputs_compare_exactly() -> None:
+    ref = torch.arange(10)
+    assert compare_outputs(ref.clone(), ref).tightest_passing_t == -10
+    assert compare_outputs(ref + 1, ref).tightest_passing_t is None
+
+
+def test_subclass_output_is_rejected() -> None:
+    class Lazy(torch.Tensor):
+        pass
+
+    ref = torch.ones(3)
+    with pytest.raises(StructureError, match="plain"):
+        compare_outputs(ref.as_subclass(Lazy), ref)

@@ -1,0 +1,498 @@
+"""Pass folders: loading (and every way a folder can be broken), matching, rewriting, diagnostics.
+
+Kernels run under the Triton interpreter on CPU, so TRITON_INTERPRET is set before anything in
+this module can import triton.
+"""
+
+# ruff: noqa: E402
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("TRITON_INTERPRET", "1")
+
+import shutil
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from passnet.graph.sample import load_module, load_sample, materialize
+from passnet.passes.loader import PassLoadError, PassSet, load_pass_dir
+from passnet.passes.matcher import apply_passes, make_backend, to_fx, trace_pattern
+
+PASSES = Path(__file__).parent / "passes"
+FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "graphnet"
+RESNET18 = FIXTURES / "torchvision" / "resnet18"
+BERT = FIXTURES / "transformers-auto-model" / "google" / "bert_uncased_L-2_H-128_A-2"
+SWIN_0 = next(FIXTURES.glob("decomposed/*/*/_decomposed/*_0"), FIXTURES / "missing")
+
+needs_fixtures = pytest.mark.skipif(not RESNET18.is_dir(), reason="GraphNet fixtures not found")
+
+
+def write_pass(root: Path, files: dict[str, str], rules: list[str] | None = None) -> Path:
+    """A pass folder under ``root``; ``rules`` defaults to every file stem given."""
+    root.mkdir(parents=True, exist_ok=True)
+    for name, body in files.items():
+        (root / name).write_text(textwrap.dedent(body))
+    names = rules if rules is not None else [Path(n).stem for n in files]
+    (root / "sorted_output_pass_rule_names.json").write_text(str(names).replace("'", '"'))
+    return root
+
+
+def simple_rule(pattern: str, params: str = "x") -> str:
+    """Rule source whose replacement is a plain wrapped function (for count-only tests)."""
+    return f"""
+import torch
+import torch.nn.functional as F
+
+def pattern({params}):
+{textwrap.indent(textwrap.dedent(pattern).strip(), "    ")}
+
+def replacement_args({params}):
+    return ({params},)
+
+@torch.fx.wrap
+def fake_kernel(*args):
+    return args[0]
+
+def replacement_func():
+    return fake_kernel
+"""
+
+
+def apply_rules(tmp_path: Path, module: torch.nn.Module, files: dict[str, str]) -> list:
+    """Rule reports of a throwaway pass folder applied to the FX graph of ``module``."""
+    return apply_passes(to_fx(module), load_pass_dir(write_pass(tmp_path / "p", files))).rules
+
+
+def fixture_module(folder: Path, size: int | None = None) -> tuple[torch.nn.Module, list]:
+    sample = load_sample(folder)
+    args = materialize(sample, seed=0)
+    if size is not None:  # a smaller image keeps the Triton interpreter quick
+        args[sample.arg_names.index("L_x_")] = torch.rand(1, 3, size, size)
+    return load_module(sample), args
+
+
+@pytest.mark.parametrize(
+    "folder, names",
+    [
+        ("add_relu", ["FuseAddRelu"]),
+        ("multi_output", ["AddAndRelu"]),
+        ("two_funcs", ["ScaleByTwo", "SiLU"]),
+        ("helper_import", ["MulAdd", "MulSub"]),
+        ("no_match", ["FuseGelu"]),
+    ],
+)
+def test_load_good_folders(folder: str, names: list[str]) -> None:
+    ps = load_pass_dir(PASSES / folder)
+    assert isinstance(ps, PassSet) and ps.names == names
+    for rule in ps.rules:
+        assert rule.path == PASSES / folder / f"{rule.name}.py"
+        assert callable(rule.pattern) and callable(rule.replacement_args)
+        assert rule.replacement is rule.module.replacement_func()
+        assert rule.replacement.__module__.startswith("pass_dir.")
+
+
+def test_helper_module_is_shared_by_both_import_forms() -> None:
+    ps = load_pass_dir(PASSES / "helper_import")
+    mul_add, mul_sub = ps.rules
+    assert mul_add.replacement.__module__ == "pass_dir.kernels"
+    assert mul_sub.module.kernels.fused_mul_add is mul_add.replacement  # one module object
+    assert "pass_dir" not in sys.modules and "kernels" not in sys.modules
+
+
+def test_two_folders_do_not_mix(tmp_path: Path) -> None:
+    rule = """
+        from pass_dir.kernels import VALUE
+        import kernels
+        def pattern(x):
+            return x + VALUE
+        def replacement_args(x):
+            return (x,)
+        def replacement_func():
+            return kernels.kernel
+        """
+    for tag in ("a", "b"):
+        helper = f"VALUE = '{tag}'\ndef kernel(x):\n    return x\n"
+        write_pass(tmp_path / tag, {"R.py": rule, "kernels.py": helper}, rules=["R"])
+    a = load_pass_dir(tmp_path / "a")
+    assert "kernels" not in sys.modules and "pass_dir" not in sys.modules
+    b = load_pass_dir(tmp_path / "b")
+    assert (a.rules[0].module.VALUE, b.rules[0].module.VALUE) == ("a", "b")
+    assert a.rules[0].module.kernels.VALUE == "a" and b.rules[0].module.kernels.VALUE == "b"
+    assert a.rules[0].replacement is not b.rules[0].replacement
+
+
+def test_helper_named_like_an_imported_package_does_not_shadow_it(tmp_path: Path) -> None:
+    folder = write_pass(tmp_path / "p", {"R.py": simple_rule("return torch.relu(x)")}, ["R"])
+    (folder / "torch.py").write_text("raise RuntimeError('shadowed torch')\n")
+    assert load_pass_dir(folder).rules[0].module.torch is torch
+
+
+def test_reload_sees_same_second_edit(tmp_path: Path) -> None:
+    """A stale .pyc would hide an edit of the same size made within the same second."""
+    folder = write_pass(tmp_path / "p", {"R.py": simple_rule("return x + 1")})
+    assert load_pass_dir(folder).rules[0].pattern(1) == 2
+    (folder / "R.py").write_text((folder / "R.py").read_text().replace("x + 1", "x + 7"))
+    assert load_pass_dir(folder).rules[0].pattern(1) == 8
+    assert not (folder / "__pycache__").exists()
+
+
+@pytest.mark.parametrize(
+    "folder, expected",
+    [
+        ("syntax_error", ["syntax_error/BrokenSyntax.py:11: SyntaxError: 'await' outside"]),
+        ("missing_func", ["missing_func/NoReplacementFunc.py", "`replacement_func`"]),
+        ("unstable_func", ["unstable_func/LambdaReplacement.py:14", "unstable", "lambda"]),
+    ],
+)
+def test_broken_folders(folder: str, expected: list[str]) -> None:
+    with pytest.raises(PassLoadError) as err:
+        load_pass_dir(PASSES / folder)
+    for text in expected:
+        assert text in str(err.value)
+
+
+ARGS = "def replacement_args(x):\n    return (x,)\n"
+FACTORY = "def pattern(x):\n    return x\n" + ARGS + "def replacement_func():\n    "
+
+
+# fmt: off
+@pytest.mark.parametrize("source, expected", [
+    ("import torch\n\nraise RuntimeError('no GPU')\n", "R.py:3: import of R.py failed: RuntimeError: no GPU"),
+    ("pattern = 3\n" + ARGS, "R.py: `pattern` is a int, not a function"),
+    (FACTORY.replace("func()", "func(x)") + "return x\n", "R.py:5: replacement_func() must take no arguments (it takes x)"),
+    (FACTORY + "def k(x):\n        return x\n    return k\n", "R.py:5: replacement_func() is unstable: it returns a nested function"),
+    ("import functools\n" + FACTORY + "return functools.partial(print)\n", "R.py:6: replacement_func() is unstable: two calls returned different objects"),
+    (FACTORY + "return 3\n", "R.py:5: replacement_func() returned a int, not a callable"),
+])
+# fmt: on
+def test_bad_rule_modules(tmp_path: Path, source: str, expected: str) -> None:
+    with pytest.raises(PassLoadError) as err:
+        load_pass_dir(write_pass(tmp_path / "p", {"R.py": source}))
+    assert str(err.value).startswith("p/" + expected), str(err.value)
+
+
+@pytest.mark.parametrize(
+    "json_text, expected",
+    [
+        (None, "sorted_output_pass_rule_names.json: missing"),
+        ("[oops", "invalid JSON"),
+        ('{"R": 1}', "must be a JSON list of module stems"),
+        ('["R", 3]', "must be a JSON list of module stems"),
+        ('["Absent"]', "'Absent' but p/Absent.py does not exist"),
+    ],
+)
+def test_bad_rule_lists(tmp_path: Path, json_text: str | None, expected: str) -> None:
+    folder = tmp_path / "p"
+    folder.mkdir()
+    (folder / "R.py").write_text(simple_rule("return x"))
+    if json_text is not None:
+        (folder / "sorted_output_pass_rule_names.json").write_text(json_text)
+    with pytest.raises(PassLoadError, match=expected.replace("[", r"\[")):
+        load_pass_dir(folder)
+
+
+def test_unclosed_parenthesis_and_missing_folder(tmp_path: Path) -> None:
+    with pytest.raises(PassLoadError, match=r"p/R.py:2: SyntaxError: '\(' was never closed"):
+        load_pass_dir(write_pass(tmp_path / "p", {"R.py": "def pattern(x):\n    return f(x\n"}))
+    with pytest.raises(PassLoadError, match="does not exist"):
+        load_pass_dir(tmp_path / "nowhere")
+
+
+class AddRelu(torch.nn.Module):
+    def forward(self, a: torch.Tensor, b: torch.Tensor, w: torch.Tensor) -> tuple:
+        s = a + b
+        r = F.relu(s, inplace=False)
+        return s * 2.0, r * torch.sigmoid(r), F.linear(r, w)
+
+
+def toy_inputs() -> list[torch.Tensor]:
+    g = torch.Generator().manual_seed(0)
+    return [torch.randn(n, 33, generator=g) for n in (4, 4, 5)]
+
+
+def assert_same(ref: tuple, out: tuple) -> None:
+    for r, o in zip(ref, out, strict=True):
+        torch.testing.assert_close(o, r)
+
+
+def test_multi_output_and_two_functions_rewrite_toy() -> None:
+    mod, x = AddRelu(), toy_inputs()
+    gm = to_fx(mod)
+    assert apply_passes(gm, load_pass_dir(PASSES / "multi_output")).matches == {"AddAndRelu": 1}
+    report = apply_passes(gm, load_pass_dir(PASSES / "two_funcs"))
+    assert report.matches == {"ScaleByTwo": 1, "SiLU": 1} and report.total == 2
+    assert "add_relu_pair = pass_dir_AddAndRelu_add_relu_pair(a, b)" in (code := gm.code)
+    assert "add_relu_pair[0]" in code and "add_relu_pair[1]" in code
+    assert "pass_dir_ScaleByTwo_scale(getitem, 2.0)" in code and "pass_dir_SiLU_silu(" in code
+    assert "relu(" not in code.replace("add_relu_pair", "") and "sigmoid" not in code
+    assert_same(mod(*x), gm(*x))
+
+
+def test_helper_import_rules_rewrite_toy() -> None:
+    class MulAddSub(torch.nn.Module):
+        def forward(self, a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> tuple:
+            return a * b + c, (a * c - b).relu()
+
+    mod, x = MulAddSub(), toy_inputs()[:2] + [torch.randn(4, 33)]
+    gm = to_fx(mod)
+    report = apply_passes(gm, load_pass_dir(PASSES / "helper_import"))
+    assert report.matches == {"MulAdd": 1, "MulSub": 1}
+    assert "pass_dir_kernels_fused_mul_add(a, b, c)" in gm.code
+    assert_same(mod(*x), gm(*x))
+
+
+def test_kwargs_and_defaults_are_normalised(tmp_path: Path) -> None:
+    class M(torch.nn.Module):
+        def forward(self, x: torch.Tensor, w: torch.Tensor, b: torch.Tensor) -> tuple:
+            y = F.layer_norm(x, (33,), weight=w, bias=b, eps=1e-05)
+            return F.relu(y, inplace=False), y.transpose(0, 1), F.dropout(y, 0.1, False)
+
+    files = {
+        "Relu.py": simple_rule("return F.relu(x)"),  # default inplace=False filled in
+        "Ln.py": simple_rule("return F.layer_norm(x, [33], w, b, 1e-05)", "x, w, b"),
+        "Tr.py": simple_rule("return x.transpose(dim0=0, dim1=1)"),
+        "Drop.py": simple_rule("return F.dropout(x, p=0.1, training=False, inplace=False)"),
+    }
+    assert [r.matches for r in apply_rules(tmp_path, M(), files)] == [1, 1, 1, 1]
+    graph = trace_pattern(lambda x: F.relu(x, inplace=True))
+    relu = next(n for n in graph.nodes if n.op == "call_function")
+    assert relu.args[1] is True and relu.kwargs == {}
+
+
+def test_overlapping_matches_are_removed(tmp_path: Path) -> None:
+    class Chain(torch.nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return torch.relu(torch.relu(torch.relu(torch.relu(torch.relu(x)))))
+
+    folder = write_pass(tmp_path / "p", {"R.py": simple_rule("return torch.relu(torch.relu(x))")})
+    gm = to_fx(Chain())
+    assert apply_passes(gm, load_pass_dir(folder)).total == 2
+    assert gm.code.count("fake_kernel(") == 2 and gm.code.count("torch.relu(") == 1
+
+
+def test_replacement_args_constants_computed_and_untraceable(tmp_path: Path) -> None:
+    common = """
+        import torch
+        def pattern(x, y):
+            return x * y
+        @torch.fx.wrap
+        def mul_kernel(x, y, scale, route):
+            assert route == "fast"
+            return x * y * scale
+        def replacement_func():
+            return mul_kernel
+        """
+    variants = {
+        "const.py": "def replacement_args(x, y):\n    return (y, x, 1.0, 'fast')\n",
+        "computed.py": "def replacement_args(x, y):\n    return (x, y, y.shape[-1] / y.shape[-1], 'fast')\n",
+        "untraceable.py": "def replacement_args(x, y):\n    if (x > 0).all():\n        pass\n    return (x, y, 1.0, 'fast')\n",
+    }
+
+    class Mul(torch.nn.Module):
+        def forward(self, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+            return a * b
+
+    x = [torch.randn(3, 4), torch.randn(3, 4)]
+    for name, tail in variants.items():
+        folder = write_pass(tmp_path / name[:-3], {name: textwrap.dedent(common) + tail})
+        gm = to_fx(Mul())
+        assert apply_passes(gm, load_pass_dir(folder)).total == 1
+        torch.testing.assert_close(gm(*x), x[0] * x[1])
+        if name == "const.py":
+            assert "mul_kernel = pass_dir_const_mul_kernel(b, a, 1.0, 'fast')" in gm.code
+        if name == "computed.py":  # replacement_args' own ops are inlined before the call
+            assert "getattr" in gm.code and "pass_dir_computed_mul_kernel(a, b, truediv" in gm.code
+        if name == "untraceable.py":  # falls back to calling replacement_args at run time
+            assert "mul_kernel = pass_dir_untraceable_mul_kernel(a, b)" in gm.code
+
+
+def test_rule_problems_become_diagnostics(tmp_path: Path) -> None:
+    files = {
+        "Unused.py": simple_rule("return torch.relu(x)", "x, y"),
+        "Arity.py": simple_rule("return torch.relu(x)").replace(
+            "def replacement_args(x)", "def replacement_args(x, y)"
+        ),
+    }
+    unused, arity = apply_rules(tmp_path, AddRelu(), files)
+    assert unused.matches == 0 and "parameter(s) y not used" in unused.diagnostic
+    assert arity.matches == 0 and "replacement_args cannot take the pattern's 1 inputs" in (
+        arity.diagnostic
+    )
+
+
+def test_escaping_intermediate_is_diagnosed(tmp_path: Path) -> None:
+    class Escape(torch.nn.Module):
+        def forward(self, a: torch.Tensor, b: torch.Tensor) -> tuple:
+            s = a + b
+            return F.relu(s, inplace=False), s * 3
+
+    rule_src = simple_rule("return F.relu(x + y, inplace=False)", "x, y")
+    (rule,) = apply_rules(tmp_path, Escape(), {"R.py": rule_src})
+    assert rule.matches == 0
+    assert "pattern op 'add' feeds only 'relu' but graph node 'add' also feeds 'mul'" in (
+        rule.diagnostic
+    )
+
+
+def test_make_backend_with_torch_compile() -> None:
+    torch._dynamo.reset()
+    sink: list = []
+    mod, x = AddRelu(), toy_inputs()
+    compiled = torch.compile(
+        mod, backend=make_backend(load_pass_dir(PASSES / "multi_output"), sink)
+    )
+    assert_same(mod(*x), compiled(*x))
+    assert [r.matches for r in sink] == [{"AddAndRelu": 1}]
+
+
+def test_inplace_add_in_dynamo_graph_matches(tmp_path: Path) -> None:
+    """Dynamo records ``x += y`` as operator.iadd; the add+relu pattern must still match."""
+
+    class Residual(torch.nn.Module):
+        def forward(self, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+            out = a * 1.5
+            out += b
+            return F.relu(out, inplace=True)
+
+    torch._dynamo.reset()
+    sink: list = []
+    mod, x = Residual(), toy_inputs()[:2]
+    compiled = torch.compile(mod, backend=make_backend(load_pass_dir(PASSES / "add_relu"), sink))
+    torch.testing.assert_close(compiled(*x), mod(*x))
+    assert sink[0].matches == {"FuseAddRelu": 1}
+
+
+# --------------------------------------------------------------------------- real GraphNet graphs
+
+
+@needs_fixtures
+def test_resnet18_add_relu_rewrite_matches_and_runs() -> None:
+    mod, args = fixture_module(RESNET18, size=64)
+    gm = to_fx(mod)
+    placeholders = [n.target for n in gm.graph.nodes if n.op == "placeholder"]
+    assert placeholders == load_sample(RESNET18).arg_names
+    report = apply_passes(gm, load_pass_dir(PASSES / "add_relu"))
+    assert report.matches == {"FuseAddRelu": 8}  # one per BasicBlock
+    code = gm.code
+    assert "fused_add_relu = pass_dir_FuseAddRelu_fused_add_relu(" in code
+    assert code.count("torch.nn.functional.relu(") == 17 - 8 and " + " not in code
+    with torch.no_grad():
+        assert_same(mod(*args), gm(*args))
+
+
+@needs_fixtures
+def test_resnet18_near_miss_and_absent_op(tmp_path: Path) -> None:
+    folder = tmp_path / "add_relu"
+    shutil.copytree(PASSES / "add_relu", folder)
+    rule = folder / "FuseAddRelu.py"
+    rule.write_text(rule.read_text().replace("inplace=True", "inplace=False"))
+    mod, _ = fixture_module(RESNET18)
+    (near,) = apply_passes(to_fx(mod), load_pass_dir(folder)).rules
+    assert near.matches == 0
+    assert near.diagnostic == (
+        "closest candidate: node 'relu_2' (torch.nn.functional.relu) — "
+        "argument 1 (inplace): pattern has False, graph has True"
+    )
+    (absent,) = apply_passes(to_fx(mod), load_pass_dir(PASSES / "no_match")).rules
+    assert absent.diagnostic.startswith(
+        "no node calls torch.nn.functional.gelu (graph calls: conv2d x20, batch_norm x20, "
+        "relu x17, add x8"
+    )
+
+
+@needs_fixtures
+def test_bert_layer_norm_matches_and_near_miss(tmp_path: Path) -> None:
+    ln, params = "return F.layer_norm(x + r, (128,), w, b, 1e-12)", "x, r, w, b"
+    variants = {"Bad": ln.replace("128", "768"), "Mul": ln.replace("+", "*"), "Good": ln}
+    files = {f"{k}.py": simple_rule(v, params) for k, v in variants.items()}  # Good runs last
+    bad, mul, good = apply_rules(tmp_path, fixture_module(BERT)[0], files)
+    assert good.matches == 5  # the embeddings' ``+=`` (iadd) counts as add
+    assert bad.diagnostic == (
+        "closest candidate: node 'layer_norm' (torch.nn.functional.layer_norm) — "
+        "argument 1 (normalized_shape): pattern has (768,), graph has (128,)"
+    )
+    assert "pattern op 'layer_norm' takes argument 0 (input) from 'mul' (mul) but graph node" in (
+        mul.diagnostic
+    )
+
+
+@needs_fixtures
+@pytest.mark.parametrize(
+    "fixture, spelled, with_bias, expected",
+    [
+        (BERT, "torch.nn.functional.linear", True, 13),  # graph spells torch._C._nn.linear
+        (SWIN_0, "torch._C._nn.linear", True, 5),  # graph spells torch.nn.functional.linear
+        (SWIN_0, "torch.nn.functional.linear", False, 2),  # bias=None filled in as default
+    ],
+)
+def test_linear_aliases(
+    tmp_path: Path, fixture: Path, spelled: str, with_bias: bool, expected: int
+) -> None:
+    params = "x, w, b" if with_bias else "x, w"
+    lin = simple_rule(f"return {spelled}({params})", params)
+    assert apply_rules(tmp_path, fixture_module(fixture)[0], {"Lin.py": lin})[0].matches == expected
+
+
+@needs_fixtures
+def test_resnet18_through_torch_compile() -> None:
+    torch._dynamo.reset()
+    mod, args = fixture_module(RESNET18, size=64)
+    sink: list = []
+    compiled = torch.compile(mod, backend=make_backend(load_pass_dir(PASSES / "add_relu"), sink))
+    with torch.no_grad():
+        assert_same(mod(*args), compiled(*args))
+    assert [r.total for r in sink] == [8]  # Dynamo's graph has iadd; the pattern traced add
+
+
+PAIR_RULE = """
+import torch
+
+def pattern(x, y, z):
+    return x + y, torch.relu(z)
+
+def replacement_args(x, y, z):
+    return (x, y, z)
+
+@torch.fx.wrap
+def add_and_relu(x, y, z):
+    return x + y, z.clamp_min(0)
+
+def replacement_func():
+    return add_and_relu
+"""
+
+
+def test_multi_output_with_independent_outputs_is_reordered(tmp_path: Path) -> None:
+    """The sum's user sits between the two outputs, so it must move after the fused call."""
+
+    class Between(torch.nn.Module):
+        def forward(self, a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> tuple:
+            s = a + b
+            t = s * 2
+            return t, torch.relu(c)
+
+    mod, x = Between(), toy_inputs()[:2] + [torch.randn(4, 33)]
+    gm = to_fx(mod)
+    assert apply_passes(gm, load_pass_dir(write_pass(tmp_path / "p", {"P.py": PAIR_RULE}))).total == 1
+    order = [n.name for n in gm.graph.nodes]
+    assert order.index("add_and_relu") < order.index("mul")
+    assert_same(mod(*x), gm(*x))
+
+
+def test_multi_output_whose_input_depends_on_an_output_is_refused(tmp_path: Path) -> None:
+    class Cycle(torch.nn.Module):
+        def forward(self, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+            return torch.relu((a + b) * 2)
+
+    (rule,) = apply_rules(tmp_path, Cycle(), {"Pair.py": PAIR_RULE})
+    assert rule.matches == 0
+    assert rule.diagnostic == (
+        "closest candidate: node 'add' (operator.add) — input 'mul' of the match depends on "
+        "its outputs"
+    )
