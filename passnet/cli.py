@@ -186,6 +186,32 @@ def eval_cmd(
         console.print(f"[dim]wrote {json_out}[/]")
 
 
+# Downstream packages add their commands here: each module has ``register(app)``, imports its
+# heavy dependencies lazily, and may be absent in a partial install.
+_SUBCOMMAND_MODULES = (
+    "passnet.runner.commands",
+    "passnet.reports.commands",
+    "passnet.agent.commands",
+    "passnet.dataset.commands",
+)
+
+
+def _register_subcommands() -> None:
+    import importlib
+
+    for name in _SUBCOMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:
+                raise
+            continue
+        module.register(app)
+
+
+_register_subcommands()
+
+
 def main() -> None:
     os.environ.setdefault("PYTHONUNBUFFERED", "1")
     sys.exit(app())
