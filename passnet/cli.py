@@ -203,7 +203,7 @@ def _register_subcommands() -> None:
         try:
             module = importlib.import_module(name)
         except ModuleNotFoundError as exc:
-            if exc.name != name:
+            if exc.name is None or not name.startswith(exc.name):
                 raise
             continue
         module.register(app)
