@@ -207,6 +207,57 @@ def environment(device: str) -> Environment:
     )
 
 
+def evaluate_variant(
+    variant: Variant,
+    candidate: CandidateSpec,
+    *,
+    device: str = "cpu",
+    parameters: Parameters | None = None,
+    with_inductor: bool = False,
+    memory_limit: int | None = -1,
+) -> VariantResult:
+    """Evaluate ``candidate`` on one variant in a fresh worker process; never raises for the
+    candidate's faults (they come back as the result's status)."""
+    params = parameters or Parameters()
+    if memory_limit == -1:
+        memory_limit = default_memory_limit(device)
+    seed = params.seed if params.seed is not None else secrets.randbits(31)
+    request = WorkerRequest(
+        graph=variant.graph,
+        path=str(variant.path),
+        dtype=variant.dtype,
+        device=device,
+        seed=seed,
+        recheck_seed=(seed * 7919 + 1) % (2**31),
+        candidate=candidate.model_dump(),
+        parameters=params.model_dump(),
+        with_inductor=with_inductor,
+    )
+    return VariantResult.model_validate(run_worker(request, params.timeout_s, memory_limit))
+
+
+def task_result(
+    task: Task,
+    candidate: CandidateSpec,
+    variants: list[VariantResult],
+    *,
+    device: str,
+    parameters: Parameters,
+    wall_seconds: float,
+) -> TaskResult:
+    """Score a task's variant results (shared by ``evaluate_task`` and the suite runner)."""
+    return TaskResult(
+        task=str(task.path),
+        candidate=candidate,
+        parameters=parameters,
+        environment=environment(device),
+        scores=compute_scores(variants, b=parameters.b, p=parameters.p),
+        task_correct=all(v.status == Status.OK for v in variants),
+        variants=variants,
+        wall_seconds=wall_seconds,
+    )
+
+
 def evaluate_task(
     task: Task | str | Path,
     candidate: CandidateSpec,
@@ -221,36 +272,25 @@ def evaluate_task(
     params = parameters or Parameters()
     if not isinstance(task, Task):
         task = load_task(task)
-    if memory_limit == -1:
-        memory_limit = default_memory_limit(device)
     t0 = time.perf_counter()
     results: list[VariantResult] = []
     for variant in task.variants:
-        seed = params.seed if params.seed is not None else secrets.randbits(31)
-        request = WorkerRequest(
-            graph=variant.graph,
-            path=str(variant.path),
-            dtype=variant.dtype,
+        vr = evaluate_variant(
+            variant,
+            candidate,
             device=device,
-            seed=seed,
-            recheck_seed=(seed * 7919 + 1) % (2**31),
-            candidate=candidate.model_dump(),
-            parameters=params.model_dump(),
+            parameters=params,
             with_inductor=with_inductor,
+            memory_limit=memory_limit,
         )
-        raw = run_worker(request, params.timeout_s, memory_limit)
-        vr = VariantResult.model_validate(raw)
         results.append(vr)
         if on_variant:
             on_variant(variant, vr)
-    scores = compute_scores(results, b=params.b, p=params.p)
-    return TaskResult(
-        task=str(task.path),
-        candidate=candidate,
+    return task_result(
+        task,
+        candidate,
+        results,
+        device=device,
         parameters=params,
-        environment=environment(device),
-        scores=scores,
-        task_correct=all(v.status == Status.OK for v in results),
-        variants=results,
         wall_seconds=time.perf_counter() - t0,
     )
