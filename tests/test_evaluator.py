@@ -1,0 +1,140 @@
+"""End to end: `passnet eval` semantics on a task cut from a real graph the project never saw.
+
+The task is BERT's residual add + LayerNorm, cut from the GraphNet fixture at test time, in
+float32, float16 and bfloat16. Four pass folders each get the status and score they deserve.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from passnet.dataset.task import Task, load_task, write_task
+from passnet.evaluation.candidates import parse_candidate
+from passnet.evaluation.evaluator import evaluate_task
+from passnet.evaluation.results import Parameters, Status, TaskResult
+from passnet.graph.sample import load_sample, with_dtype
+from passnet.graph.subgraph import cut_subgraph, graph_ops
+from passnet.scores.metrics import aggregate_score, es_curve, outcome_from_variant
+from passnet.scores.tolerance import ErrorClass
+from conftest import BERT, fixture_path
+
+ROOT = Path(__file__).resolve().parents[1]
+CORRECT = ROOT / "examples" / "passes" / "add_layer_norm"
+PASSES = ROOT / "tests" / "passes"
+FAST = Parameters(warmup=1, trials=3, rounds=1, max_reruns=0, timeout_s=300)
+
+
+@pytest.fixture(scope="module")
+def bert_task(tmp_path_factory: pytest.TempPathFactory) -> Task:
+    work = tmp_path_factory.mktemp("bert_task")
+    full = load_sample(fixture_path(BERT))
+    ops = graph_ops(full)
+    start = next(
+        i for i in range(len(ops) - 1) if ops[i] == "add" and ops[i + 1].endswith("layer_norm")
+    )
+    cut = cut_subgraph(full, start, start + 2, work / "cut")
+    variants = [cut.path] + [
+        with_dtype(cut, dt, work / f"cut_{dt}").path for dt in ("float16", "bfloat16")
+    ]
+    return write_task(work / "task", variants, name="bert_add_layer_norm")
+
+
+def _evaluate(task: Task, candidate: str) -> TaskResult:
+    return evaluate_task(task, parse_candidate(candidate), device="cpu", parameters=FAST)
+
+
+def _as_from_reported(result: TaskResult) -> float:
+    outcomes = [outcome_from_variant(v) for v in result.variants]
+    return aggregate_score(es_curve(outcomes, b=result.parameters.b, p=result.parameters.p))
+
+
+def test_correct_triton_pass(bert_task: Task) -> None:
+    result = _evaluate(bert_task, f"passes:{CORRECT}")
+    assert [v.dtype for v in result.variants] == ["float32", "float16", "bfloat16"]
+    for v in result.variants:
+        assert v.status == Status.OK, v.error
+        assert v.matches == {"FuseAddLayerNorm": 1}
+        assert v.comparison is not None and v.comparison.tightest_passing_t is not None
+        assert v.comparison.tightest_passing_t <= -2  # close to eager at a strict level
+        assert v.speedup and v.speedup > 0 and v.candidate and v.reference
+        assert "interpreter" in v.timing_note
+    assert result.task_correct and result.scores.subgraph_correct_rate == 1.0
+    # AS is the SPEC section 6 formula applied to the result's own reported speedups.
+    assert result.scores.AS == pytest.approx(_as_from_reported(result), rel=1e-12)
+    speedups = [v.speedup for v in result.variants]
+    gmean = math.exp(sum(math.log(s) for s in speedups) / len(speedups))
+    assert result.scores.gmean_speedup_correct == pytest.approx(gmean)
+
+
+def test_numerically_wrong_pass(bert_task: Task) -> None:
+    result = _evaluate(bert_task, f"passes:{PASSES / 'e2e_wrong'}")
+    for v in result.variants:
+        assert v.status == Status.INCORRECT
+        assert v.error_class == ErrorClass.ACCURACY
+        assert v.matches == {"WrongAddLayerNorm": 1}
+        assert v.comparison is not None and v.comparison.max_abs_diff > 1
+    # accuracy failures are forgiven from t = 1 on: the SPEC anchor of ~0.147
+    assert result.scores.AS == pytest.approx(0.147, abs=5e-4)
+    assert not result.task_correct
+
+
+def test_pass_that_never_matches(bert_task: Task) -> None:
+    result = _evaluate(bert_task, f"passes:{PASSES / 'no_match'}")
+    for v in result.variants:
+        assert v.status == Status.NO_MATCH
+        assert v.error_class == ErrorClass.COMPILE
+        assert "FuseGelu" in (v.error or "") and "gelu" in (v.error or "")
+    assert result.scores.AS == pytest.approx(0.1 ** (5.69428 / 5.957424), rel=1e-6)
+    assert result.scores.ES[-5] == pytest.approx(0.1)
+
+
+def test_pass_that_crashes(bert_task: Task) -> None:
+    result = _evaluate(bert_task, f"passes:{PASSES / 'e2e_crash'}")
+    for v in result.variants:
+        assert v.status == Status.RUNTIME_ERROR
+        assert v.error_class == ErrorClass.RUNTIME
+        assert "IndexError" in (v.error or "") and "CrashAddLayerNorm.py" in (v.error or "")
+    assert result.scores.AS == pytest.approx(0.1 ** (5.69428 / 5.957424), rel=1e-6)
+
+
+def test_cli_eval_writes_documented_json(bert_task: Task, tmp_path: Path) -> None:
+    one = write_task(tmp_path / "one", [bert_task.variants[0].path])
+    out = tmp_path / "result.json"
+    env = {**os.environ, "TRITON_INTERPRET": "1"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "passnet.cli", "eval", str(one.path), "--compiler", "eager",
+         "--warmup", "1", "--trials", "3", "--rounds", "1", "--json", str(out)],
+        capture_output=True, text=True, env=env, timeout=600,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "AS =" in proc.stdout
+    data = json.loads(out.read_text())
+    assert data["schema_version"] == 1
+    assert set(data["scores"]) >= {"AS", "ES", "S", "fast_p", "subgraph_correct_rate"}
+    assert data["candidate"]["kind"] == "eager"
+    assert data["environment"]["torch"] and data["parameters"]["b"] == 0.1
+    v = data["variants"][0]
+    for key in ("graph", "dtype", "status", "error_class", "matches", "speedup", "comparison"):
+        assert key in v
+    assert v["status"] == "ok" and v["reference"]["wall"]["median_us"] > 0
+
+
+def test_cli_errors_are_one_paragraph(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "passnet.cli", "eval", str(tmp_path), "--compiler", "nvcc"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr and "error:" in proc.stderr
+
+
+def test_single_graph_folder_is_a_task(bert_task: Task) -> None:
+    task = load_task(bert_task.variants[0].path)
+    assert len(task.variants) == 1
