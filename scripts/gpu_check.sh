@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Everything that needs the GPU machine, in one call: GPU tests, call-path overheads, and the
+# bundled example under eager, Inductor and the bundled pass (direct and Dynamo call paths).
+# Expects the wheels of packages missing there in .whl/ (see docs/benchmarks.md); writes to $OUT.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-out}; mkdir -p "$OUT"
+if ls .whl/*.whl >/dev/null 2>&1; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+    --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site:$PWD
+else
+  export PYTHONPATH=$PWD
+fi
+export PYTHONUNBUFFERED=1
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee "$OUT/gpu.txt"
+python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)" | tee -a "$OUT/gpu.txt"
+TASK=${TASK:-examples/tasks/bert_add_layer_norm}
+PASS=${PASS:-examples/passes/add_layer_norm}
+run() { python3 -m passnet.cli eval "$TASK" --device cuda "$@"; }
+python3 scripts/bench_call_overhead.py --device cuda | tee "$OUT/overhead.json"
+run --pass-dir "$PASS" --with-inductor --json "$OUT/pass_direct.json" 2>&1 | tail -25
+run --pass-dir "$PASS" --call-path dynamo --json "$OUT/pass_dynamo.json" 2>&1 | tail -6
+run --compiler inductor --json "$OUT/inductor.json" 2>&1 | tail -6
+run --compiler eager --json "$OUT/eager.json" 2>&1 | tail -6
+if [ "${GPU_TESTS:-1}" = 1 ]; then
+  python3 -m pytest -q -m gpu -p no:cacheprovider tests 2>&1 | tail -15
+fi
