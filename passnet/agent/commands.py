@@ -1,0 +1,343 @@
+"""CLI: ``passnet agent run|replay`` and ``passnet task prompt|submit``.
+
+``agent run`` lets an LLM work a suite; ``task prompt`` / ``task submit`` let any other coding
+agent (or a person) work the same tasks from a shell with the same statement and feedback.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+console = Console()
+err = Console(stderr=True)
+
+agent_app = typer.Typer(help="PassAgent: LLM-written passes with evaluator feedback.")
+task_app = typer.Typer(help="Work a task from a shell: print its prompt, submit a pass folder.")
+
+
+def _fail(message: str) -> None:
+    err.print(f"[bold red]error:[/] {message}", soft_wrap=True)
+    raise typer.Exit(code=2)
+
+
+def _check_device(device: str) -> list[str]:
+    """Devices evaluations run on, one measurement at a time each (``cuda`` = every GPU)."""
+    from passnet.runner.pool import ExecutorError, device_slots
+
+    devices: list[str] = []
+    try:
+        for d in (x.strip() for x in device.split(",") if x.strip()):
+            devices += [s for s in device_slots(d) if s not in devices]
+    except ExecutorError as exc:
+        _fail(f"{exc}.")
+    return devices or ["cpu"]
+
+
+def _parameters(devices: list[str], warmup: int | None, trials: int | None, timeout: float):
+    from passnet.runner.bench import default_parameters
+
+    return default_parameters(devices[0], warmup=warmup, trials=trials, timeout_s=timeout)
+
+
+def _fmt(x: float | None, spec: str = ".4f") -> str:
+    return "-" if x is None else format(x, spec)
+
+
+def print_summary(summary) -> None:  # noqa: ANN001 - RunSummary, imported lazily
+    table = Table(title=f"{summary.model} ({summary.backend}) — run {summary.run_id}")
+    for col in (
+        "task",
+        "attempts",
+        "best@k AS",
+        "mean AS",
+        "first-eval AS",
+        "correct",
+        "steps",
+        "stop reasons",
+        "tokens",
+        "cost $",
+    ):
+        table.add_column(col, overflow="fold")
+    for t in summary.tasks:
+        reasons = ", ".join(f"{k} {v}" for k, v in sorted(t.stop_reasons.items()))
+        table.add_row(
+            t.task,
+            str(t.attempts),
+            _fmt(t.best_AS),
+            _fmt(t.mean_AS),
+            _fmt(t.first_AS_mean),
+            f"{t.task_correct}/{t.attempts}",
+            f"{t.mean_steps:.1f}",
+            reasons,
+            f"{t.tokens:,}",
+            _fmt(t.cost_usd, ".2f"),
+        )
+    console.print(table)
+    console.print(
+        f"[bold]mean best@k AS = {_fmt(summary.mean_best_AS)}[/]  mean AS = "
+        f"{_fmt(summary.mean_AS)}  ({summary.attempts_finished} attempts finished; per-task "
+        "AS averaged over tasks)"
+    )
+    for e in summary.errors:
+        err.print(f"[red]attempt failed:[/] {e}", soft_wrap=True)
+
+
+@agent_app.command("run")
+def run_cmd(
+    suite: Annotated[Path, typer.Argument(help="a task folder or a folder of task folders")],
+    model: Annotated[
+        str, typer.Option(help="model name (or HF checkpoint folder for --backend hf)")
+    ],
+    backend: Annotated[str, typer.Option(help="openai, anthropic or hf")] = "openai",
+    base_url: Annotated[
+        str | None, typer.Option(help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1")
+    ] = None,
+    api_key_env: Annotated[
+        str, typer.Option(help="environment variable holding the key")
+    ] = "OPENAI_API_KEY",
+    attempts: Annotated[int, typer.Option(help="independent attempts per task (k)")] = 1,
+    max_steps: Annotated[int, typer.Option(help="turns per attempt")] = 50,
+    max_context_tokens: Annotated[
+        int | None, typer.Option(help="stop when a turn reaches this")
+    ] = 131072,
+    max_total_tokens: Annotated[int | None, typer.Option(help="token budget per attempt")] = None,
+    max_wall_time: Annotated[float | None, typer.Option(help="seconds per attempt")] = None,
+    temperature: Annotated[float | None, typer.Option(help="sampling temperature")] = None,
+    max_tokens: Annotated[int | None, typer.Option(help="completion tokens per turn")] = 8192,
+    max_tokens_param: Annotated[
+        str, typer.Option(help="max_tokens or max_completion_tokens (OpenAI reasoning models)")
+    ] = "max_tokens",
+    extra_body: Annotated[
+        str | None,
+        typer.Option(
+            help="JSON merged into each request, e.g. vLLM's "
+            '\'{"chat_template_kwargs": {"enable_thinking": false}}\''
+        ),
+    ] = None,
+    timeout: Annotated[float, typer.Option(help="seconds per LLM request")] = 300.0,
+    max_retries: Annotated[int, typer.Option(help="retries on 429/5xx/timeouts")] = 6,
+    price_in: Annotated[float | None, typer.Option(help="USD per 1M prompt tokens")] = None,
+    price_out: Annotated[float | None, typer.Option(help="USD per 1M completion tokens")] = None,
+    out: Annotated[Path | None, typer.Option(help="run folder (rerun with it to resume)")] = None,
+    device: Annotated[
+        str, typer.Option(help="evaluation device(s): cpu, cuda (every GPU), cuda:0,cuda:1")
+    ] = "cpu",
+    concurrency: Annotated[int, typer.Option(help="attempts in flight at once")] = 4,
+    warmup: Annotated[
+        int | None, typer.Option(help="untimed calls per side [GPU 25, CPU 2]")
+    ] = None,
+    trials: Annotated[
+        int | None, typer.Option(help="timed calls per side [GPU 100, CPU 10]")
+    ] = None,
+    eval_timeout: Annotated[float, typer.Option(help="seconds per evaluated graph")] = 600.0,
+) -> None:
+    """Let an LLM write passes for every task of SUITE, k attempts each; prints best@k and mean."""
+    from passnet.agent.llm import GenerateConfig, LLMError, get_backend
+    from passnet.agent.loop import AgentConfig
+    from passnet.agent.run import DevicePool, RunError, RunPlan, load_suite, run_agent
+    from passnet.agent.trajectory import Budget
+    from passnet.runner.suite import SuiteError
+
+    if backend == "replay":
+        _fail("to replay a trajectory use: passnet agent replay TRAJ.jsonl")
+    devices = _check_device(device)
+    if max_tokens_param not in ("max_tokens", "max_completion_tokens"):
+        _fail("--max-tokens-param must be max_tokens or max_completion_tokens.")
+    try:
+        extra = json.loads(extra_body) if extra_body else {}
+    except json.JSONDecodeError as exc:
+        _fail(f"--extra-body is not valid JSON: {exc}")
+    if not isinstance(extra, dict):
+        _fail("--extra-body must be a JSON object.")
+    try:
+        tasks = load_suite(suite)
+    except SuiteError as exc:
+        _fail(str(exc))
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", Path(model).name if backend == "hf" else model)
+    run_id = time.strftime("%Y%m%d-%H%M%S") + f"-{slug}"
+    out = out or Path("runs") / "agent" / run_id
+    config = AgentConfig(
+        backend=backend,
+        generate=GenerateConfig(
+            model=model,
+            base_url=base_url,
+            api_key_env=api_key_env,
+            temperature=temperature,
+            max_tokens=max_tokens,
+            max_tokens_param=max_tokens_param,
+            extra_body=extra,
+            timeout_s=timeout,
+            max_retries=max_retries,
+            price_input_per_mtok=price_in,
+            price_output_per_mtok=price_out,
+        ),
+        budget=Budget(
+            max_steps=max_steps,
+            max_context_tokens=max_context_tokens,
+            max_total_tokens=max_total_tokens,
+            max_wall_s=max_wall_time,
+        ),
+        parameters=_parameters(devices, warmup, trials, eval_timeout),
+        device=",".join(devices),
+        run_id=out.name,
+    )
+    try:
+        shared = get_backend(backend)
+    except LLMError as exc:
+        _fail(str(exc))
+    evaluator = DevicePool(devices, config.parameters)
+    total = len(tasks) * attempts
+    console.print(
+        f"{len(tasks)} task(s) x {attempts} attempt(s) with {model} ({backend}); "
+        f"evaluating on {', '.join(devices)}; run folder {out}"
+    )
+
+    def on_event(kind: str, spec, record) -> None:  # noqa: ANN001
+        if kind == "done":
+            console.print(
+                f"done {spec.task_name} #{spec.attempt}: AS {_fmt(record.final_AS)} "
+                f"({len(record.steps)} steps, {record.stop_reason}, {record.wall_seconds:.0f} s)"
+            )
+        elif kind == "start":
+            console.print(f"start {spec.task_name} #{spec.attempt}")
+        else:
+            err.print(f"[red]failed {spec.task_name} #{spec.attempt}[/] (reason at the end)")
+
+    plan = RunPlan(
+        tasks=tasks,
+        config=config,
+        out=out,
+        attempts=attempts,
+        concurrency=concurrency,
+        make_backend=lambda spec: shared,
+        make_evaluator=lambda spec: evaluator,
+        on_event=on_event,
+    )
+    try:
+        summary = run_agent(plan)
+    except (LLMError, RunError) as exc:
+        _fail(f"{exc}\n(finished attempts are kept in {out}; rerun with --out {out} to resume)")
+    print_summary(summary)
+    console.print(f"[dim]{total} attempt(s) planned; trajectories in {out}/trajectories.jsonl[/]")
+    if summary.errors:
+        raise typer.Exit(code=1)
+
+
+@agent_app.command("replay")
+def replay_cmd(
+    trajectories: Annotated[Path, typer.Argument(help="trajectories.jsonl of a run")],
+    task_dir: Annotated[Path | None, typer.Option(help="the task folder, if it moved")] = None,
+    reevaluate: Annotated[
+        bool,
+        typer.Option("--reevaluate", help="measure again instead of using the recorded results"),
+    ] = False,
+    device: Annotated[str, typer.Option(help="device for --reevaluate")] = "cpu",
+    out: Annotated[Path | None, typer.Option(help="where replayed attempts are written")] = None,
+) -> None:
+    """Play back recorded attempts through the loop and check they reach the same score."""
+    from passnet.agent.replay import ReplayDiverged, replay_attempt
+    from passnet.agent.run import DevicePool
+    from passnet.agent.trajectory import read_trajectories
+    from passnet.dataset.task import TaskError, load_task
+
+    records = read_trajectories(trajectories)
+    if not records:
+        _fail(f"{trajectories}: no trajectory records")
+    work = out or Path(tempfile.mkdtemp(prefix="passnet-replay-"))
+    bad = 0
+    for record in records:
+        try:
+            task = load_task(task_dir or record.sample_dir)
+        except TaskError as exc:
+            _fail(f"{exc} (pass --task-dir if the task moved)")
+        evaluator = None
+        if reevaluate:
+            evaluator = DevicePool(_check_device(device), record.parameters)
+        dest = work / record.task_name / str(record.attempt)
+        try:
+            _, rep = replay_attempt(record, dest, task, evaluator)
+        except ReplayDiverged as exc:
+            bad += 1
+            console.print(f"[red]{record.task_name} #{record.attempt}: diverged: {exc}[/]")
+            continue
+        ok = rep.same_files and (rep.same_score or reevaluate)
+        bad += not ok
+        colour = "green" if ok else "red"
+        console.print(
+            f"[{colour}]{rep.task_name} #{rep.attempt}: recorded AS {_fmt(rep.recorded_AS)}, "
+            f"replayed AS {_fmt(rep.replayed_AS)}; files {'same' if rep.same_files else 'DIFFER'}"
+            f"; messages {'same' if rep.same_messages else 'differ'}[/]"
+            + (f" — {rep.first_difference}" if rep.first_difference else "")
+        )
+    console.print(f"[dim]replayed into {work}[/]")
+    if bad:
+        raise typer.Exit(code=1)
+
+
+@task_app.command("prompt")
+def prompt_cmd(
+    task: Annotated[Path, typer.Argument(help="task folder")],
+    device: Annotated[str, typer.Option(help="device the pass will be evaluated on")] = "cpu",
+) -> None:
+    """Print the task statement with the pass contract, for an agent working from a shell."""
+    from passnet.agent.prompting import system_prompt, task_statement
+    from passnet.dataset.task import TaskError, load_task
+
+    try:
+        loaded = load_task(task)
+    except TaskError as exc:
+        _fail(str(exc))
+    contract = system_prompt(max_steps=0, b=0.1, device=device, shell=True)
+    sys.stdout.write(contract + "\n" + task_statement(loaded))
+    sys.stdout.write(
+        f"\nWrite your pass folder anywhere (say ./pass_dir), then evaluate it with:\n"
+        f"    passnet task submit {task} ./pass_dir\n"
+    )
+
+
+@task_app.command("submit")
+def submit_cmd(
+    task: Annotated[Path, typer.Argument(help="task folder")],
+    pass_dir: Annotated[Path, typer.Argument(help="your pass folder")],
+    device: Annotated[str, typer.Option(help="cpu or cuda[:N]")] = "cpu",
+    warmup: Annotated[int | None, typer.Option(help="untimed calls per side")] = None,
+    trials: Annotated[int | None, typer.Option(help="timed calls per side")] = None,
+    timeout: Annotated[float, typer.Option(help="seconds per graph")] = 600.0,
+    json_out: Annotated[
+        Path | None, typer.Option("--json", help="write the full result here")
+    ] = None,
+) -> None:
+    """Evaluate PASS_DIR on TASK and print the feedback the agent would get."""
+    from passnet.agent.feedback import format_feedback
+    from passnet.agent.run import DevicePool
+    from passnet.dataset.task import TaskError, load_task
+
+    devices = _check_device(device)
+    if not pass_dir.is_dir():
+        _fail(f"pass folder {pass_dir} does not exist.")
+    try:
+        loaded = load_task(task)
+    except TaskError as exc:
+        _fail(str(exc))
+    pool = DevicePool(devices[:1], _parameters(devices, warmup, trials, timeout))
+    with console.status(f"evaluating {pass_dir} on {len(loaded.variants)} graph(s) ..."):
+        result = pool(loaded, pass_dir.resolve())
+    sys.stdout.write(format_feedback(result) + "\n")
+    if json_out:
+        json_out.parent.mkdir(parents=True, exist_ok=True)
+        json_out.write_text(result.model_dump_json(indent=2))
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(agent_app, name="agent")
+    app.add_typer(task_app, name="task")

@@ -1,0 +1,60 @@
+"""``passnet report RUN [RUN...]``: leaderboard, plots and an HTML page from the store."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+# In logs (not a terminal) rich would wrap tables at 80 columns; give them room instead.
+console = Console(width=None if sys.stdout.isatty() else 160)
+err = Console(stderr=True, width=None if sys.stderr.isatty() else 160)
+
+
+def _fail(message: str) -> None:
+    err.print(f"[bold red]error:[/] {message}")
+    raise typer.Exit(code=2)
+
+
+def default_report_dir(store: Path, run_ids: list[str]) -> Path:
+    from passnet.runner.suite import digest
+
+    name = "+".join(run_ids) if len(run_ids) <= 3 else "compare-" + digest(*run_ids, n=10)
+    return store.parent / "reports" / name
+
+
+def report_cmd(
+    runs: Annotated[
+        list[str] | None,
+        typer.Argument(help="run ids (or unique prefixes, or 'latest'); several = side by side"),
+    ] = None,
+    store: Annotated[Path, typer.Option(help="results store (SQLite)")] = Path("runs/passnet.db"),
+    out: Annotated[
+        Path | None, typer.Option(help="output folder (default: STORE_DIR/reports/RUN+RUN...)")
+    ] = None,
+    b: Annotated[float | None, typer.Option(help="override the runs' failure score b")] = None,
+    p: Annotated[float | None, typer.Option(help="override the runs' slowdown exponent p")] = None,
+) -> None:
+    """Leaderboard, ES_t and speedup plots and an HTML page for runs (several: side by side)."""
+    from passnet.reports import build_leaderboard, print_leaderboard, write_report
+    from passnet.runner.store import Store, StoreError
+
+    if not store.is_file():
+        _fail(f"no results store at {store}; run `passnet bench` first or pass --store PATH.")
+    with Store(store) as st:
+        try:
+            run_ids = [st.resolve_run(r) for r in (runs or ["latest"])]
+            board = build_leaderboard(st, run_ids, b=b, p=p)
+        except StoreError as exc:
+            _fail(str(exc))
+    print_leaderboard(board, console)
+    files = write_report(board, out or default_report_dir(store, run_ids))
+    for name, path in files.items():
+        console.print(f"[dim]wrote {path}[/]" if name != "index.html" else f"wrote [bold]{path}[/]")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("report")(report_cmd)

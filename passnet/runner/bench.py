@@ -1,0 +1,316 @@
+"""``bench``: every task of a suite for every candidate, resumable, baselines cached.
+
+A run is planned as work items (candidate x variant) and keyed by a run id derived from
+(suite content, candidates, device model, parameters). Items that already have a
+measurement in the store are skipped; baseline items (``eager``, ``inductor``) whose
+*context* (variant content, device model, software versions, timing parameters) was
+measured before, by any run, are copied from the store instead of re-measured; the rest go
+to an executor (a local pool or Ray), and each result is committed the moment it arrives.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Protocol
+
+from passnet.evaluation.candidates import parse_candidate
+from passnet.evaluation.results import (
+    CandidateSpec,
+    Environment,
+    Parameters,
+    VariantResult,
+)
+from passnet.runner.store import Measurement, Store
+from passnet.runner.suite import (
+    Suite,
+    SuiteVariant,
+    candidate_id,
+    canonical_json,
+    digest,
+    is_baseline,
+    load_suite,
+)
+
+TIMING_FIELDS = ("warmup", "trials", "rounds", "noise_limit", "max_reruns", "call_path")
+"""Parameters that change what a measurement means (part of the baseline cache key)."""
+
+
+def harness_version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("passnet")
+    except Exception:  # noqa: BLE001 - not installed as a distribution
+        return "0+unknown"
+
+
+def context_key(content_hash: str, env: Environment, params: Parameters) -> str:
+    """What a baseline measurement depends on: the variant's content, the device model,
+    the software stack and the timing parameters (never the path, the run or the seed)."""
+    return digest(
+        canonical_json(
+            {
+                "variant": content_hash,
+                "device": env.device.split(":")[0],
+                "device_name": env.device_name,
+                "torch": env.torch,
+                "triton": env.triton,
+                "cuda": env.cuda,
+                "driver": env.driver,
+                "interpret": env.triton_interpret,
+                "timing": {f: getattr(params, f) for f in TIMING_FIELDS},
+                "passnet": harness_version(),
+            }
+        ),
+        n=24,
+    )
+
+
+def default_parameters(device: str, **overrides: object) -> Parameters:
+    """SPEC section 7 on a GPU (25 warmups, 100 trials); fewer calls on CPU, where Triton
+    runs in its interpreter and timings mean little (same defaults as ``passnet eval``)."""
+    on_gpu = device.startswith("cuda")
+    base: dict[str, object] = {
+        "warmup": 25 if on_gpu else 2,
+        "trials": 100 if on_gpu else 10,
+        "max_reruns": 2 if on_gpu else 1,
+    }
+    base.update({k: v for k, v in overrides.items() if v is not None})
+    return Parameters(**base)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    spec: CandidateSpec
+    candidate_id: str
+    content_hash: str
+
+    @property
+    def baseline(self) -> bool:
+        return is_baseline(self.spec)
+
+
+@dataclass(frozen=True)
+class WorkItem:
+    """One (candidate, variant) measurement of a run."""
+
+    candidate: Candidate
+    variant: SuiteVariant
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.candidate.candidate_id, self.variant.variant_id)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What an executor returns for an item: a result and where it was measured, or a
+    harness error (not stored: the item stays pending for the next run)."""
+
+    item: WorkItem
+    result: VariantResult | None
+    environment: Environment | None
+    error: str | None = None
+
+
+class Executor(Protocol):
+    name: str
+
+    def environment(self) -> Environment:
+        """The environment measurements will run in (for the baseline cache key)."""
+        ...
+
+    def run(self, items: list[WorkItem], params: Parameters) -> Iterator[Outcome]:
+        """Measure every item, yielding outcomes as they complete (any order)."""
+        ...
+
+
+@dataclass(frozen=True)
+class BenchConfig:
+    suite: Path | str | None = None
+    candidates: tuple[str, ...] = ("eager", "inductor")
+    device: str = "cpu"
+    parameters: Parameters = field(default_factory=Parameters)
+    filters: tuple[str, ...] = ()
+    limit: int | None = None
+    run: str | None = None
+    use_cache: bool = True
+
+
+@dataclass
+class BenchSummary:
+    run_id: str
+    planned: int
+    skipped: int = 0
+    cached: int = 0
+    measured: int = 0
+    duplicates: int = 0
+    errors: list[str] = field(default_factory=list)
+    statuses: dict[str, int] = field(default_factory=dict)
+    wall_seconds: float = 0.0
+    interrupted: bool = False
+
+    @property
+    def complete(self) -> bool:
+        return self.skipped + self.cached + self.measured >= self.planned
+
+
+@dataclass
+class Plan:
+    run_id: str
+    suite: Suite
+    candidates: list[Candidate]
+    items: list[WorkItem]
+    environment: Environment
+    parameters: Parameters
+
+
+def resolve_candidates(texts: Iterable[str]) -> list[Candidate]:
+    """Parse candidate strings (``eager``, ``inductor[:MODE]``, ``passes:DIR``), deduplicated."""
+    out: list[Candidate] = []
+    seen: set[str] = set()
+    for text in texts:
+        text = text.strip()
+        if not text:
+            continue
+        spec = parse_candidate(text)
+        cid, content = candidate_id(spec)
+        if cid not in seen:
+            seen.add(cid)
+            out.append(Candidate(spec, cid, content))
+    if not out:
+        raise ValueError("no candidate given; e.g. --candidates eager,inductor,passes:DIR")
+    return out
+
+
+def run_config(suite: Suite, cands: list[Candidate], env: Environment, p: Parameters) -> dict:
+    """What identifies a run: resuming needs all of it to match."""
+    return {
+        "suite": suite.name,
+        "tasks": [t.task_id for t in suite.tasks],
+        "candidates": [c.candidate_id for c in cands],
+        "device": env.device.split(":")[0],
+        "device_name": env.device_name,
+        "parameters": p.model_dump(mode="json"),
+    }
+
+
+def plan_run(config: BenchConfig, store: Store, env: Environment) -> Plan:
+    """Load the suite, register everything in the store and open (or reopen) the run."""
+    suite = load_suite(config.suite, config.filters, config.limit)
+    cands = resolve_candidates(config.candidates)
+    params = config.parameters
+    cfg = run_config(suite, cands, env, params)
+    run_id = config.run or f"{suite.name}-{digest(canonical_json(cfg), n=10)}"
+    items = [
+        WorkItem(c, v) for task in suite.tasks for v in task.variants for c in cands
+    ]  # task by task, variant by variant: partial runs cover whole tasks first
+    params_id = store.put_parameters(params)
+    for c in cands:
+        store.put_candidate(c.candidate_id, c.spec, c.content_hash)
+    for task in suite.tasks:
+        store.put_task(task)
+    store.open_run(
+        run_id,
+        suite=str(suite.path),
+        device=env.device.split(":")[0],
+        params_id=params_id,
+        config=cfg,
+        candidates=[c.candidate_id for c in cands],
+        items=[(i.candidate.candidate_id, i.variant.variant_id, i.variant.task_id) for i in items],
+    )
+    return Plan(run_id, suite, cands, items, env, params)
+
+
+def _measurement(
+    plan: Plan, item: WorkItem, result: VariantResult, env_id: str | None, key: str, device: str
+) -> Measurement:
+    return Measurement(
+        run_id=plan.run_id,
+        candidate_id=item.candidate.candidate_id,
+        variant_id=item.variant.variant_id,
+        task_id=item.variant.task_id,
+        context_key=key,
+        result=result,
+        env_id=env_id,
+        device=device,
+    )
+
+
+def _serve_from_cache(
+    plan: Plan, store: Store, session: int, pending: list[WorkItem], summary: BenchSummary
+) -> list[WorkItem]:
+    """Copy cached baseline results into the run; return the items still to measure."""
+    rest = []
+    for item in pending:
+        row = None
+        if item.candidate.baseline:
+            key = context_key(item.variant.content_hash, plan.environment, plan.parameters)
+            row = store.cached_baseline(key, item.candidate.candidate_id)
+        if row is None:
+            rest.append(item)
+            continue
+        result = VariantResult.model_validate_json(row["result_json"])
+        m = _measurement(plan, item, result, row["env_id"], key, row["device"])
+        m = replace(m, source="cache", cached_from=row["measurement_id"])
+        if store.add(m, session):
+            summary.cached += 1
+            summary.statuses[result.status.value] = summary.statuses.get(result.status.value, 0) + 1
+        else:
+            summary.duplicates += 1
+    return rest
+
+
+def bench(
+    config: BenchConfig,
+    store: Store,
+    executor: Executor,
+    *,
+    on_start: Callable[[Plan, int], None] | None = None,
+    on_result: Callable[[WorkItem, VariantResult | None], None] | None = None,
+) -> BenchSummary:
+    """Run (or continue) a benchmark run; returns what this invocation did."""
+    t0 = time.perf_counter()
+    plan = plan_run(config, store, executor.environment())
+    session = store.start_session(plan.run_id, executor.name)
+    done = store.done_items(plan.run_id)
+    pending = [i for i in plan.items if i.key not in done]
+    summary = BenchSummary(plan.run_id, len(plan.items), skipped=len(plan.items) - len(pending))
+    store.note_skipped(session, summary.skipped)
+    status = "interrupted"
+    try:
+        if config.use_cache:
+            pending = _serve_from_cache(plan, store, session, pending, summary)
+        if on_start:
+            on_start(plan, len(pending))
+        env_ids: dict[str, str] = {}
+        for out in executor.run(pending, plan.parameters):
+            if out.result is None or out.environment is None:
+                summary.errors.append(f"{out.item.variant.variant.graph}: {out.error}")
+                if on_result:
+                    on_result(out.item, None)
+                continue
+            env = out.environment
+            env_text = env.model_dump_json()
+            if env_text not in env_ids:
+                env_ids[env_text] = store.put_environment(env)
+            key = context_key(out.item.variant.content_hash, env, plan.parameters)
+            m = _measurement(plan, out.item, out.result, env_ids[env_text], key, env.device)
+            if store.add(m, session):
+                summary.measured += 1
+                s = out.result.status.value
+                summary.statuses[s] = summary.statuses.get(s, 0) + 1
+            else:
+                summary.duplicates += 1
+            if on_result:
+                on_result(out.item, out.result)
+        status = "complete" if summary.complete else "partial"
+    except KeyboardInterrupt:
+        summary.interrupted = True
+    finally:
+        summary.wall_seconds = time.perf_counter() - t0
+        store.finish_session(session, status)
+    return summary

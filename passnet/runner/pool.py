@@ -1,0 +1,142 @@
+"""The local executor: one driver thread per device slot, each running one measurement at a
+time through ``evaluate_variant`` (which spawns the sandboxed worker process).
+
+On a GPU machine there is one slot per visible GPU, pinned to ``cuda:i``: a measurement never
+shares a GPU with another one. On CPU the default is one slot, because measurements running
+side by side on the same cores disturb each other's timings; ``--jobs N`` trades timing
+quality for throughput (fine for correctness sweeps).
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import threading
+from collections.abc import Iterator
+
+from passnet.evaluation.evaluator import environment, evaluate_variant
+from passnet.evaluation.results import Environment, Parameters
+from passnet.runner.bench import Outcome, WorkItem
+
+
+class ExecutorError(Exception):
+    """An executor that cannot start as asked (user-fixable: no GPU, bad --jobs, no Ray)."""
+
+
+def device_slots(device: str, jobs: int | None = None) -> list[str]:
+    """The devices measurements run on, one entry per concurrent measurement."""
+    if jobs is not None and jobs < 1:
+        raise ExecutorError(f"--jobs must be at least 1, got {jobs}")
+    if device == "cpu":
+        return ["cpu"] * (jobs or 1)
+    if device == "cuda" or device.startswith("cuda:"):
+        import torch
+
+        count = torch.cuda.device_count()
+        if count == 0:
+            raise ExecutorError("--device cuda asked for, but PyTorch sees no CUDA GPU")
+        if device == "cuda":
+            ids = list(range(count))
+        else:
+            try:
+                ids = [int(device.split(":", 1)[1])]
+            except ValueError:
+                raise ExecutorError(f"unknown device {device!r}; use cpu, cuda or cuda:N") from None
+            if ids[0] >= count:
+                raise ExecutorError(f"{device}: only {count} GPU(s) visible")
+        if jobs is not None and jobs > len(ids):
+            raise ExecutorError(
+                f"--jobs {jobs} > {len(ids)} GPU(s): a measurement never shares a GPU"
+            )
+        return [f"cuda:{i}" for i in ids[: jobs or len(ids)]]
+    raise ExecutorError(f"unknown device {device!r}; use cpu, cuda or cuda:N")
+
+
+def cpu_sets(n: int) -> list[set[int]] | None:
+    """Split this process's CPUs into ``n`` disjoint contiguous sets (None if too few)."""
+    try:
+        cpus = sorted(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return None
+    if n < 2 or len(cpus) < n:
+        return None
+    size = len(cpus) // n
+    return [set(cpus[i * size : (i + 1) * size]) for i in range(n)]
+
+
+def _pin_thread(cpus: set[int] | None) -> None:
+    """Pin the calling thread (Linux: affinity is per thread, and a child process forked
+    from it inherits it), so the workers this slot spawns stay on their own cores."""
+    if cpus:
+        try:
+            os.sched_setaffinity(0, cpus)
+        except OSError:
+            pass
+
+
+class LocalPool:
+    """Measure work items on this machine, one driver thread per device slot.
+
+    With several slots, each slot's workers are pinned to their own share of the CPUs, so
+    one item's compilation cannot steal the cores another item's timing runs on (host-side
+    launch overhead is most of what is timed on small subgraphs).
+    """
+
+    name = "local"
+
+    def __init__(self, device: str = "cpu", jobs: int | None = None, pin: bool = True) -> None:
+        self.slots = device_slots(device, jobs)
+        self.cpus = cpu_sets(len(self.slots)) if pin else None
+        self._envs = {slot: environment(slot) for slot in dict.fromkeys(self.slots)}
+        names = {env.device_name for env in self._envs.values()}
+        if len(names) > 1:
+            raise ExecutorError(
+                f"the GPUs differ ({', '.join(sorted(names))}); a run measures one device "
+                "model: pick GPUs with --device cuda:N or CUDA_VISIBLE_DEVICES"
+            )
+
+    def environment(self) -> Environment:
+        return self._envs[self.slots[0]]
+
+    def run(self, items: list[WorkItem], params: Parameters) -> Iterator[Outcome]:
+        todo: queue.SimpleQueue[WorkItem] = queue.SimpleQueue()
+        for item in items:
+            todo.put(item)
+        results: queue.SimpleQueue[Outcome] = queue.SimpleQueue()
+        stop = threading.Event()
+
+        def work(index: int, slot: str) -> None:
+            _pin_thread(self.cpus[index] if self.cpus else None)
+            while not stop.is_set():
+                try:
+                    item = todo.get_nowait()
+                except queue.Empty:
+                    return
+                try:
+                    result = evaluate_variant(
+                        item.variant.variant, item.candidate.spec, device=slot, parameters=params
+                    )
+                    results.put(Outcome(item, result, self._envs[slot]))
+                except Exception as exc:  # noqa: BLE001 - a harness fault: report, keep pending
+                    results.put(Outcome(item, None, None, error=f"{type(exc).__name__}: {exc}"))
+
+        # Daemon threads: on Ctrl-C the driver stops at once; a worker process already
+        # started finishes on its own and its result is dropped (the item stays pending).
+        threads = [
+            threading.Thread(target=work, args=(i, slot), daemon=True, name=f"passnet-{slot}-{i}")
+            for i, slot in enumerate(self.slots[: max(1, len(items))])
+        ]
+        for t in threads:
+            t.start()
+        try:
+            for _ in range(len(items)):
+                while True:
+                    try:
+                        out = results.get(timeout=0.5)
+                        break
+                    except queue.Empty:
+                        if not any(t.is_alive() for t in threads) and results.empty():
+                            return
+                yield out
+        finally:
+            stop.set()

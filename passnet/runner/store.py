@@ -1,0 +1,450 @@
+"""The results store: one SQLite file (WAL) of runs, candidates, tasks, variants, measurements,
+environments and parameters.
+
+Every variant result is committed in its own transaction the moment it arrives, so killing a
+run at any point (even ``kill -9``) loses nothing already measured; a rerun of the same command
+skips the work items that have a measurement. Rows are derived from the Pydantic models and
+keep the full ``VariantResult`` JSON beside the columns that queries need.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sqlite3
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from passnet.evaluation.results import CandidateSpec, Environment, Parameters, VariantResult
+from passnet.runner.suite import SuiteTask, canonical_json, digest
+
+STORE_SCHEMA_VERSION = 1
+DEFAULT_STORE = "runs/passnet.db"
+_RETRY_STATUSES = ("timeout", "crash")
+"""Baseline results never served from the cache: they may be transient."""
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS parameters (params_id TEXT PRIMARY KEY, json TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS environments (
+  env_id TEXT PRIMARY KEY, device TEXT, device_name TEXT, torch TEXT, triton TEXT,
+  json TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS candidates (
+  candidate_id TEXT PRIMARY KEY, label TEXT NOT NULL, kind TEXT NOT NULL,
+  content_hash TEXT, spec_json TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS tasks (
+  task_id TEXT PRIMARY KEY, name TEXT NOT NULL, path TEXT, n_variants INTEGER);
+CREATE TABLE IF NOT EXISTS variants (
+  variant_id TEXT PRIMARY KEY, task_id TEXT NOT NULL REFERENCES tasks(task_id),
+  graph TEXT NOT NULL, dtype TEXT, content_hash TEXT NOT NULL, path TEXT);
+CREATE TABLE IF NOT EXISTS runs (
+  run_id TEXT PRIMARY KEY, created REAL NOT NULL, suite TEXT NOT NULL, device TEXT NOT NULL,
+  params_id TEXT NOT NULL REFERENCES parameters(params_id), config_json TEXT NOT NULL,
+  status TEXT NOT NULL, updated REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS run_candidates (
+  run_id TEXT NOT NULL, candidate_id TEXT NOT NULL, position INTEGER NOT NULL,
+  PRIMARY KEY (run_id, candidate_id));
+CREATE TABLE IF NOT EXISTS run_items (
+  run_id TEXT NOT NULL, candidate_id TEXT NOT NULL, variant_id TEXT NOT NULL,
+  task_id TEXT NOT NULL, position INTEGER NOT NULL,
+  PRIMARY KEY (run_id, candidate_id, variant_id));
+CREATE TABLE IF NOT EXISTS sessions (
+  session_id INTEGER PRIMARY KEY AUTOINCREMENT, run_id TEXT NOT NULL, started REAL NOT NULL,
+  finished REAL, host TEXT, pid INTEGER, executor TEXT, status TEXT NOT NULL,
+  skipped INTEGER NOT NULL DEFAULT 0, measured INTEGER NOT NULL DEFAULT 0,
+  cached INTEGER NOT NULL DEFAULT 0, duplicates INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE IF NOT EXISTS measurements (
+  measurement_id INTEGER PRIMARY KEY AUTOINCREMENT,
+  run_id TEXT NOT NULL, candidate_id TEXT NOT NULL, variant_id TEXT NOT NULL,
+  task_id TEXT NOT NULL, session_id INTEGER, context_key TEXT NOT NULL,
+  env_id TEXT REFERENCES environments(env_id), device TEXT,
+  source TEXT NOT NULL CHECK (source IN ('measured', 'cache')), cached_from INTEGER,
+  status TEXT NOT NULL, error_class TEXT, speedup REAL, speedup_cuda_event REAL,
+  reference_median_us REAL, candidate_median_us REAL, tightest_passing_t INTEGER,
+  worker_seconds REAL, created REAL NOT NULL, result_json TEXT NOT NULL,
+  UNIQUE (run_id, candidate_id, variant_id));
+CREATE INDEX IF NOT EXISTS measurements_context ON measurements (context_key, candidate_id);
+"""
+
+
+class StoreError(Exception):
+    """A user-fixable store problem (unknown run, run already running, config mismatch)."""
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """One work item's result, ready to be written (``source`` says measured or cached)."""
+
+    run_id: str
+    candidate_id: str
+    variant_id: str
+    task_id: str
+    context_key: str
+    result: VariantResult
+    env_id: str | None
+    device: str | None
+    source: str = "measured"
+    cached_from: int | None = None
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class Store:
+    """A connection to one store file; use from one thread (the run's driver)."""
+
+    def __init__(self, path: Path | str = DEFAULT_STORE) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.conn = sqlite3.connect(self.path, isolation_level=None, timeout=30.0)
+        self.conn.row_factory = sqlite3.Row
+        self.conn.execute("PRAGMA journal_mode=WAL")
+        self.conn.execute("PRAGMA synchronous=FULL")
+        self.conn.execute("PRAGMA foreign_keys=ON")
+        self.conn.execute("PRAGMA busy_timeout=30000")
+        # executescript commits first, so the schema is one script with its own transaction.
+        self.conn.executescript(
+            f"BEGIN IMMEDIATE;{_SCHEMA}INSERT OR IGNORE INTO meta VALUES "
+            f"('schema_version', '{STORE_SCHEMA_VERSION}');COMMIT;"
+        )
+        found = self.conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        if int(found[0]) != STORE_SCHEMA_VERSION:
+            raise StoreError(
+                f"{self.path}: store schema {found[0]}, this passnet reads "
+                f"{STORE_SCHEMA_VERSION}; use another --store"
+            )
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def tx(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction (BEGIN IMMEDIATE ... COMMIT, rolled back on error)."""
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.conn
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        self.conn.execute("COMMIT")
+
+    # ---- definitions -------------------------------------------------------------------
+
+    def put_parameters(self, params: Parameters) -> str:
+        text = canonical_json(params.model_dump(mode="json"))
+        pid = digest(text)
+        with self.tx() as c:
+            c.execute("INSERT OR IGNORE INTO parameters VALUES (?, ?)", (pid, text))
+        return pid
+
+    def put_environment(self, env: Environment) -> str:
+        text = canonical_json(env.model_dump(mode="json"))
+        eid = digest(text)
+        with self.tx() as c:
+            c.execute(
+                "INSERT OR IGNORE INTO environments VALUES (?, ?, ?, ?, ?, ?)",
+                (eid, env.device, env.device_name, env.torch, env.triton, text),
+            )
+        return eid
+
+    def put_candidate(self, cid: str, spec: CandidateSpec, content_hash: str) -> None:
+        with self.tx() as c:
+            c.execute(
+                "INSERT OR IGNORE INTO candidates VALUES (?, ?, ?, ?, ?)",
+                (cid, spec.label, spec.kind, content_hash, spec.model_dump_json()),
+            )
+
+    def put_task(self, task: SuiteTask) -> None:
+        with self.tx() as c:
+            c.execute(
+                "INSERT OR IGNORE INTO tasks VALUES (?, ?, ?, ?)",
+                (task.task_id, task.name, str(task.task.path), len(task.variants)),
+            )
+            c.executemany(
+                "INSERT OR IGNORE INTO variants VALUES (?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        v.variant_id,
+                        task.task_id,
+                        v.variant.graph,
+                        v.variant.dtype,
+                        v.content_hash,
+                        str(v.variant.path),
+                    )
+                    for v in task.variants
+                ],
+            )
+
+    def open_run(
+        self,
+        run_id: str,
+        *,
+        suite: str,
+        device: str,
+        params_id: str,
+        config: dict,
+        candidates: list[str],
+        items: list[tuple[str, str, str]],
+    ) -> bool:
+        """Create the run with its plan, or check that an existing one has the same config.
+        ``items`` are (candidate_id, variant_id, task_id) in dispatch order. True if new."""
+        text = canonical_json(config)
+        row = self.conn.execute(
+            "SELECT config_json FROM runs WHERE run_id = ?", (run_id,)
+        ).fetchone()
+        if row is not None:
+            if row["config_json"] != text:
+                raise StoreError(
+                    f"run {run_id!r} exists in {self.path} with a different configuration; "
+                    "pick another --run name (or drop --run to derive one)"
+                )
+            return False
+        now = time.time()
+        with self.tx() as c:
+            c.execute(
+                "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, 'open', ?)",
+                (run_id, now, suite, device, params_id, text, now),
+            )
+            c.executemany(
+                "INSERT INTO run_candidates VALUES (?, ?, ?)",
+                [(run_id, cid, i) for i, cid in enumerate(candidates)],
+            )
+            c.executemany(
+                "INSERT INTO run_items VALUES (?, ?, ?, ?, ?)",
+                [(run_id, cid, vid, tid, i) for i, (cid, vid, tid) in enumerate(items)],
+            )
+        return True
+
+    # ---- sessions ----------------------------------------------------------------------
+
+    def start_session(self, run_id: str, executor: str) -> int:
+        """Register this process as the run's driver; refuse if a live one already is."""
+        host = socket.gethostname()
+        with self.tx() as c:
+            for s in c.execute(
+                "SELECT session_id, host, pid FROM sessions WHERE run_id=? AND status='running'",
+                (run_id,),
+            ).fetchall():
+                if s["host"] == host and s["pid"] != os.getpid() and _pid_alive(s["pid"]):
+                    raise StoreError(
+                        f"run {run_id!r} is being measured by process {s['pid']} on this "
+                        "machine; wait for it or stop it, then rerun to continue"
+                    )
+                if s["host"] == host:
+                    c.execute(
+                        "UPDATE sessions SET status='killed' WHERE session_id=?",
+                        (s["session_id"],),
+                    )
+            cur = c.execute(
+                "INSERT INTO sessions (run_id, started, host, pid, executor, status) "
+                "VALUES (?, ?, ?, ?, ?, 'running')",
+                (run_id, time.time(), host, os.getpid(), executor),
+            )
+            c.execute(
+                "UPDATE runs SET status='running', updated=? WHERE run_id=?", (time.time(), run_id)
+            )
+        return int(cur.lastrowid)
+
+    def note_skipped(self, session_id: int, n: int) -> None:
+        with self.tx() as c:
+            c.execute("UPDATE sessions SET skipped=? WHERE session_id=?", (n, session_id))
+
+    def finish_session(self, session_id: int, status: str) -> None:
+        with self.tx() as c:
+            c.execute(
+                "UPDATE sessions SET status=?, finished=? WHERE session_id=?",
+                (status, time.time(), session_id),
+            )
+            row = c.execute(
+                "SELECT run_id FROM sessions WHERE session_id=?", (session_id,)
+            ).fetchone()
+            run_status = "complete" if status == "complete" else "open"
+            c.execute(
+                "UPDATE runs SET status=?, updated=? WHERE run_id=?",
+                (run_status, time.time(), row["run_id"]),
+            )
+
+    # ---- measurements ------------------------------------------------------------------
+
+    def add(self, m: Measurement, session_id: int | None) -> bool:
+        """Commit one result (one transaction). False if the item already had one (kept)."""
+        r = m.result
+        ref = r.reference.wall.median_us if r.reference else None
+        cand = r.candidate.wall.median_us if r.candidate else None
+        tight = r.comparison.tightest_passing_t if r.comparison else None
+        counter = "cached" if m.source == "cache" else "measured"
+        try:
+            with self.tx() as c:
+                c.execute(
+                    "INSERT INTO measurements (run_id, candidate_id, variant_id, task_id, "
+                    "session_id, context_key, env_id, device, source, cached_from, status, "
+                    "error_class, speedup, speedup_cuda_event, reference_median_us, "
+                    "candidate_median_us, tightest_passing_t, worker_seconds, created, "
+                    "result_json) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    (
+                        m.run_id,
+                        m.candidate_id,
+                        m.variant_id,
+                        m.task_id,
+                        session_id,
+                        m.context_key,
+                        m.env_id,
+                        m.device,
+                        m.source,
+                        m.cached_from,
+                        r.status.value,
+                        r.error_class.value if r.error_class else None,
+                        r.speedup,
+                        r.speedup_cuda_event,
+                        ref,
+                        cand,
+                        tight,
+                        r.worker_seconds,
+                        time.time(),
+                        r.model_dump_json(),
+                    ),
+                )
+                if session_id is not None:
+                    c.execute(
+                        f"UPDATE sessions SET {counter} = {counter} + 1 WHERE session_id=?",
+                        (session_id,),
+                    )
+        except sqlite3.IntegrityError:
+            if session_id is not None:
+                with self.tx() as c:
+                    c.execute(
+                        "UPDATE sessions SET duplicates = duplicates + 1 WHERE session_id=?",
+                        (session_id,),
+                    )
+            return False
+        return True
+
+    def done_items(self, run_id: str) -> set[tuple[str, str]]:
+        rows = self.conn.execute(
+            "SELECT candidate_id, variant_id FROM measurements WHERE run_id=?", (run_id,)
+        )
+        return {(r[0], r[1]) for r in rows}
+
+    def cached_baseline(self, context_key: str, cid: str) -> sqlite3.Row | None:
+        """The first measured (not itself cached) result of a baseline in this context."""
+        return self.conn.execute(
+            "SELECT measurement_id, env_id, device, result_json FROM measurements "
+            "WHERE context_key=? AND candidate_id=? AND source='measured' "
+            f"AND status NOT IN {_RETRY_STATUSES!r} ORDER BY measurement_id LIMIT 1",
+            (context_key, cid),
+        ).fetchone()
+
+    # ---- reading -----------------------------------------------------------------------
+
+    def runs(self) -> list[dict]:
+        rows = self.conn.execute(
+            "SELECT r.*, (SELECT COUNT(*) FROM run_items i WHERE i.run_id=r.run_id) AS planned, "
+            "(SELECT COUNT(*) FROM measurements m WHERE m.run_id=r.run_id) AS done "
+            "FROM runs r ORDER BY created"
+        )
+        return [dict(r) for r in rows]
+
+    def resolve_run(self, ref: str) -> str:
+        """A run id from an id, a unique prefix, or ``latest``."""
+        if ref == "latest":
+            row = self.conn.execute(
+                "SELECT run_id FROM runs ORDER BY updated DESC LIMIT 1"
+            ).fetchone()
+            if row is None:
+                raise StoreError(f"{self.path} holds no run yet; run `passnet bench` first")
+            return row[0]
+        rows = [
+            r[0]
+            for r in self.conn.execute(
+                "SELECT run_id FROM runs WHERE run_id = ? OR run_id LIKE ? ORDER BY run_id",
+                (ref, ref.replace("%", "") + "%"),
+            )
+        ]
+        if ref in rows:
+            return ref
+        if len(rows) == 1:
+            return rows[0]
+        known = ", ".join(r["run_id"] for r in self.runs()) or "(none)"
+        what = "is ambiguous" if rows else "is not"
+        raise StoreError(f"run {ref!r} {what} in {self.path}; known runs: {known}")
+
+    def run(self, run_id: str) -> dict:
+        row = self.conn.execute("SELECT * FROM runs WHERE run_id=?", (run_id,)).fetchone()
+        if row is None:
+            raise StoreError(f"no run {run_id!r} in {self.path}")
+        out = dict(row)
+        out["config"] = json.loads(out.pop("config_json"))
+        p = self.conn.execute(
+            "SELECT json FROM parameters WHERE params_id=?", (out["params_id"],)
+        ).fetchone()
+        out["parameters"] = json.loads(p[0])
+        return out
+
+    def run_candidates(self, run_id: str) -> list[dict]:
+        rows = self.conn.execute(
+            "SELECT c.* FROM run_candidates rc JOIN candidates c USING (candidate_id) "
+            "WHERE rc.run_id=? ORDER BY rc.position",
+            (run_id,),
+        )
+        return [dict(r) for r in rows]
+
+    def run_items(self, run_id: str) -> list[dict]:
+        rows = self.conn.execute(
+            "SELECT i.candidate_id, i.variant_id, i.task_id, t.name AS task, v.graph, v.dtype "
+            "FROM run_items i JOIN variants v USING (variant_id) JOIN tasks t "
+            "ON t.task_id = i.task_id WHERE i.run_id=? ORDER BY i.position",
+            (run_id,),
+        )
+        return [dict(r) for r in rows]
+
+    def measurements(self, run_id: str) -> list[dict]:
+        rows = self.conn.execute(
+            "SELECT m.*, t.name AS task, v.graph, v.dtype, c.label AS candidate, "
+            "c.kind AS candidate_kind, e.device_name, e.json AS environment_json "
+            "FROM measurements m JOIN tasks t ON t.task_id = m.task_id "
+            "JOIN variants v ON v.variant_id = m.variant_id "
+            "JOIN candidates c ON c.candidate_id = m.candidate_id "
+            "LEFT JOIN environments e ON e.env_id = m.env_id "
+            "WHERE m.run_id=? ORDER BY m.measurement_id",
+            (run_id,),
+        )
+        return [dict(r) for r in rows]
+
+    def sessions(self, run_id: str) -> list[dict]:
+        rows = self.conn.execute(
+            "SELECT * FROM sessions WHERE run_id=? ORDER BY session_id", (run_id,)
+        )
+        return [dict(r) for r in rows]
+
+    def baseline_speedups(self, context_keys: set[str], cid: str) -> dict[str, tuple[float, str]]:
+        """context_key -> (speedup vs eager, run id) of an OK baseline result, any run."""
+        out: dict[str, tuple[float, str]] = {}
+        keys = sorted(context_keys)
+        for i in range(0, len(keys), 500):
+            chunk = keys[i : i + 500]
+            marks = ",".join("?" * len(chunk))
+            for r in self.conn.execute(
+                f"SELECT context_key, speedup, run_id FROM measurements WHERE candidate_id=? "
+                f"AND status='ok' AND speedup > 0 AND context_key IN ({marks}) "
+                "ORDER BY measurement_id",
+                (cid, *chunk),
+            ):
+                out.setdefault(r[0], (r[1], r[2]))
+        return out

@@ -1,0 +1,124 @@
+"""Leaderboard numbers, speedup vs Inductor by ratio of ratios, plots, HTML and the CLI.
+
+Stores are filled by the scripted executor with known speedups, so every number is exact.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from test_store import EXAMPLE_PASS, PARAMS, make_suite, result, scripted_speedups
+from typer.testing import CliRunner
+
+from passnet.evaluation.results import Status
+from passnet.reports import build_leaderboard, write_report
+from passnet.runner.bench import BenchConfig, bench
+from passnet.runner.scripted import ScriptedExecutor
+from passnet.runner.store import Store
+
+PASS = f"passes:{EXAMPLE_PASS}"
+
+
+def run(st: Store, suite, *cands: str, script=scripted_speedups, **kw) -> str:
+    cfg = BenchConfig(suite=suite, candidates=cands, parameters=PARAMS, **kw)
+    return bench(cfg, st, ScriptedExecutor(script)).run_id
+
+
+def rows(board) -> dict[str, dict]:
+    return {r.kind: r.summary() for r in board.rows}
+
+
+def test_leaderboard_numbers(tmp_path):
+    suite = make_suite(tmp_path)
+    with Store(tmp_path / "s.db") as st:
+        rid = run(st, suite, "eager", "inductor", PASS)
+        board = build_leaderboard(st, [rid])
+    r = rows(board)
+    # correct at every level with speedup s: ES_t = s for all t, so AS = s exactly
+    assert r["pass"]["AS"] == pytest.approx(2.0)
+    assert r["pass"]["mean_task_AS"] == pytest.approx(2.0)
+    assert r["pass"]["gmean_vs_eager"] == pytest.approx(2.0)
+    assert r["pass"]["gmean_vs_inductor"] == pytest.approx(4.0)  # 2.0 / 0.5
+    assert r["pass"]["fast_1"] == 1.0 and r["pass"]["task_correct"] == 1.0
+    assert r["inductor"]["AS"] == pytest.approx(0.5)  # p = 0: r = s for s < 1
+    assert r["inductor"]["gmean_vs_inductor"] == pytest.approx(1.0)
+    assert r["eager"]["AS"] == pytest.approx(1.0)
+    assert r["eager"]["fast_1"] == 0.0  # not faster than eager
+    assert r["pass"]["vs_inductor_sources"] == [rid]
+    assert (r["pass"]["done"], r["pass"]["planned"], r["pass"]["n_tasks"]) == (3, 3, 2)
+    assert set(r["pass"]["task_AS"]) == {"task_a", "task_b"}
+
+
+def test_vs_inductor_from_another_runs_baseline(tmp_path):
+    suite = make_suite(tmp_path)
+    with Store(tmp_path / "s.db") as st:
+        base = run(st, suite, "inductor")
+        only_pass = run(st, suite, PASS)
+        board = build_leaderboard(st, [only_pass])
+    r = rows(board)["pass"]
+    assert r["gmean_vs_inductor"] == pytest.approx(4.0)
+    assert r["vs_inductor_sources"] == [base]
+    assert r["vs_inductor_covered"] == 3
+
+
+def test_failures_partial_runs_and_score_overrides(tmp_path):
+    suite = make_suite(tmp_path)
+
+    def one_bad(item):
+        if item.variant.variant.graph.endswith("bfloat16"):
+            raise RuntimeError("harness fault")  # left unmeasured: a partial run
+        if item.variant.variant.graph.endswith("float16") and item.candidate.spec.kind == "pass":
+            return result(item, Status.NO_MATCH, None)
+        return scripted_speedups(item)
+
+    with Store(tmp_path / "s.db") as st:
+        rid = run(st, suite, "eager", PASS, script=one_bad)
+        default = rows(build_leaderboard(st, [rid]))["pass"]
+        harsh = rows(build_leaderboard(st, [rid], b=0.001))["pass"]
+    assert default["statuses"] == {"no_match": 1, "ok": 1}
+    assert (default["done"], default["planned"], default["complete"]) == (2, 3, False)
+    assert default["subgraph_correct"] == 0.5 and default["task_correct"] == 0.0
+    assert default["n_tasks"] == 1  # task_b has no measured variant yet
+    assert harsh["AS"] < default["AS"] < 2.0
+    assert harsh["b"] == 0.001
+
+
+def test_report_files_are_self_contained(tmp_path):
+    suite = make_suite(tmp_path)
+    with Store(tmp_path / "s.db") as st:
+        rid = run(st, suite, "eager", "inductor", PASS)
+        board = build_leaderboard(st, [rid])
+    files = write_report(board, tmp_path / "report")
+    assert set(files) == {"leaderboard.json", "es_curve.png", "speedups.png", "index.html"}
+    for name in ("es_curve.png", "speedups.png"):
+        assert files[name].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    page = files["index.html"].read_text()
+    assert page.count("data:image/png;base64,") == 2
+    assert not re.search(r'(src|href)="(?!data:)', page)  # nothing fetched from elsewhere
+    embedded = re.search(r'<script type="application/json" id="leaderboard">(.*?)</script>', page)
+    assert json.loads(embedded.group(1))["rows"][2]["AS"] == pytest.approx(2.0)
+    data = json.loads(files["leaderboard.json"].read_text())
+    assert data["schema"] == "passnet-leaderboard/1"
+    assert "ratio of ratios" in data["speedup_vs_inductor_method"]
+
+
+def test_report_cli_compares_runs_side_by_side(tmp_path):
+    from passnet.cli import app
+
+    suite = make_suite(tmp_path)
+    db = tmp_path / "s.db"
+    with Store(db) as st:
+        a = run(st, suite, "eager", "inductor")
+        b = run(st, suite, "eager", PASS)
+    out = tmp_path / "cmp"
+    res = CliRunner().invoke(
+        app, ["report", a, b[:10], "--store", str(db), "--out", str(out)], terminal_width=200
+    )
+    assert res.exit_code == 0, res.output
+    assert a in res.output and b in res.output and "AS per task" in res.output
+    data = json.loads((out / "leaderboard.json").read_text())
+    assert [r["run_id"] for r in data["rows"]] == [a, a, b, b]
+    missing = CliRunner().invoke(app, ["report", "nope", "--store", str(db)])
+    assert missing.exit_code == 2 and "known runs" in missing.output
