@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import BERT, fixture_path
 
 from passnet.dataset.task import Task, load_task, write_task
 from passnet.evaluation.candidates import parse_candidate
@@ -23,7 +24,6 @@ from passnet.graph.sample import load_sample, with_dtype
 from passnet.graph.subgraph import cut_subgraph, graph_ops
 from passnet.scores.metrics import aggregate_score, es_curve, outcome_from_variant
 from passnet.scores.tolerance import ErrorClass
-from conftest import BERT, fixture_path
 
 ROOT = Path(__file__).resolve().parents[1]
 CORRECT = ROOT / "examples" / "passes" / "add_layer_norm"

@@ -1,14 +1,19 @@
 """Evaluate a candidate on every variant of a task, each variant in its own worker process.
 
-The parent never imports a candidate's code. Each worker gets a private temporary
-directory, a scrubbed environment (no API keys), its own process group (a timeout kills
-the whole group), a memory limit on CPU, and returns its result through a private pipe.
-A worker that dies or hangs becomes a classified failure of that variant; the next
-variant gets a fresh worker.
+The parent never imports a candidate's code (it only reads pass sources for the static
+policy). Each worker gets a private temporary directory, a scrubbed environment (no API
+keys), its own process group (a timeout kills the whole group), a memory limit (RLIMIT_AS on
+CPU, RLIMIT_DATA plus a CUDA memory fraction on a GPU), no core dumps, the highest OOM-killer
+score, its own network namespace where the platform allows (recorded in the result), and
+returns its result through a private pipe, framed with a nonce, never parsed from stdout.
+A worker that dies or hangs becomes a classified failure of that variant; the next variant
+gets a fresh worker. See ``docs/integrity.md``.
 """
 
 from __future__ import annotations
 
+import ctypes
+import json
 import os
 import platform
 import re
@@ -30,12 +35,14 @@ from passnet.evaluation.results import (
     STATUS_ERROR_CLASS,
     CandidateSpec,
     Environment,
+    Finding,
     Parameters,
     Status,
     TaskResult,
     VariantResult,
 )
 from passnet.evaluation.worker import WorkerRequest
+from passnet.integrity.policy import PolicyError, check_pass_dir
 from passnet.scores.metrics import compute_scores
 
 _SECRET = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL|AUTH", re.IGNORECASE)
@@ -58,20 +65,58 @@ def worker_env(device: str, tmpdir: str) -> dict[str, str]:
     return env
 
 
-def _limit_memory(limit_bytes: int | None) -> Callable[[], None] | None:
-    if not limit_bytes:
-        return None
+_CLONE_NEWNET, _CLONE_NEWUSER = 0x40000000, 0x10000000
+try:
+    _UNSHARE: Callable[[int], int] | None = ctypes.CDLL(None, use_errno=True).unshare
+except (OSError, AttributeError):
+    _UNSHARE = None
+
+
+def _isolate_network() -> None:
+    """In the forked child: a private network namespace (no interface but a down loopback).
+    Privileged: unshare(CLONE_NEWNET); else inside a new user namespace mapping our own ids.
+    Fails silently where the platform forbids both; the worker reports what applied."""
+    if _UNSHARE is None or _UNSHARE(_CLONE_NEWNET) == 0:
+        return
+    uid, gid = os.getuid(), os.getgid()
+    if _UNSHARE(_CLONE_NEWUSER | _CLONE_NEWNET) != 0:
+        return
+    for path, text in (
+        ("/proc/self/setgroups", "deny"),
+        ("/proc/self/uid_map", f"{uid} {uid} 1"),
+        ("/proc/self/gid_map", f"{gid} {gid} 1"),
+    ):
+        try:
+            with open(path, "w") as f:
+                f.write(text)
+        except OSError:
+            pass
+
+
+def _sandbox_child(
+    limit_bytes: int | None, device: str, isolate_network: bool
+) -> Callable[[], None]:
+    """What the forked worker applies to itself before exec."""
+    kind = resource.RLIMIT_AS if device.startswith("cpu") else resource.RLIMIT_DATA
 
     def apply() -> None:
-        resource.setrlimit(resource.RLIMIT_AS, (limit_bytes, limit_bytes))
+        if limit_bytes:
+            resource.setrlimit(kind, (limit_bytes, limit_bytes))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        try:
+            with open("/proc/self/oom_score_adj", "w") as f:
+                f.write("1000")  # under memory pressure the kernel kills a worker, not us
+        except OSError:
+            pass
+        if isolate_network:
+            _isolate_network()
 
     return apply
 
 
 def default_memory_limit(device: str) -> int | None:
-    """CPU workers get at most 3/4 of RAM; CUDA reserves huge address space, so no RLIMIT_AS."""
-    if not device.startswith("cpu"):
-        return None
+    """Workers get at most 3/4 of RAM: RLIMIT_AS on CPU; on CUDA (which reserves huge address
+    space) RLIMIT_DATA, which counts only writable private memory."""
     try:
         total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (ValueError, OSError):
@@ -79,8 +124,24 @@ def default_memory_limit(device: str) -> int | None:
     return int(total * 0.75)
 
 
-def run_worker(request: WorkerRequest, timeout_s: float, memory_limit: int | None = None) -> dict:
+def _netns() -> str:
+    try:
+        return os.readlink("/proc/self/ns/net")
+    except OSError:
+        return ""
+
+
+def run_worker(
+    request: WorkerRequest,
+    timeout_s: float,
+    memory_limit: int | None = None,
+    *,
+    isolate_network: bool = True,
+) -> dict:
     """Run one worker to completion or death; always returns a VariantResult-shaped dict."""
+    request = request.model_copy(
+        update={"nonce": secrets.token_hex(16), "parent_netns": _netns() if isolate_network else ""}
+    )
     tmpdir = tempfile.mkdtemp(prefix="passnet-worker-")
     read_fd, write_fd = os.pipe()
     log_path = Path(tmpdir) / "worker.log"
@@ -105,7 +166,7 @@ def run_worker(request: WorkerRequest, timeout_s: float, memory_limit: int | Non
                 env=worker_env(request.device, tmpdir),
                 pass_fds=(write_fd,),
                 start_new_session=True,
-                preexec_fn=_limit_memory(memory_limit),
+                preexec_fn=_sandbox_child(memory_limit, request.device, isolate_network),
             )
             os.close(write_fd)
             try:
@@ -135,14 +196,15 @@ def run_worker(request: WorkerRequest, timeout_s: float, memory_limit: int | Non
                 request, Status.TIMEOUT, f"killed after {timeout_s:g} s wall clock", elapsed
             )
         if payload:
+            head, _, body = payload.partition(b"\n")
             try:
-                import json
-
-                out = json.loads(payload)
-                out.setdefault("worker_seconds", elapsed)
-                return out
+                out = json.loads(body) if head == request.nonce.encode() else None
             except ValueError:
-                pass
+                out = None
+            if not isinstance(out, dict):
+                return _forged(request, payload, elapsed)
+            out.setdefault("worker_seconds", elapsed)
+            return out
         code = proc.returncode
         how = (
             f"killed by signal {signal.Signals(-code).name}"
@@ -157,6 +219,15 @@ def run_worker(request: WorkerRequest, timeout_s: float, memory_limit: int | Non
         return _failure(request, Status.CRASH, detail, elapsed)
     finally:
         shutil.rmtree(tmpdir, ignore_errors=True)
+
+
+def _forged(request: WorkerRequest, payload: bytes, elapsed: float) -> dict:
+    """Bytes on the result channel that are not exactly one message with our nonce."""
+    shown = payload[:120].decode(errors="replace")
+    detail = f"result channel held {len(payload)} byte(s) not framed by the worker: {shown!r}"
+    result = _failure(request, Status.REJECTED, f"integrity: forged-result: {detail}", elapsed)
+    result["integrity"] = [Finding(check="forged-result", detail=detail).model_dump()]
+    return result
 
 
 def _failure(request: WorkerRequest, status: Status, message: str, elapsed: float) -> dict:
@@ -215,12 +286,28 @@ def evaluate_variant(
     parameters: Parameters | None = None,
     with_inductor: bool = False,
     memory_limit: int | None = -1,
+    isolate_network: bool = True,
 ) -> VariantResult:
     """Evaluate ``candidate`` on one variant in a fresh worker process; never raises for the
-    candidate's faults (they come back as the result's status)."""
+    candidate's faults (they come back as the result's status). A pass folder that fails the
+    static policy is rejected here without a worker (the worker enforces it again)."""
     params = parameters or Parameters()
     if memory_limit == -1:
         memory_limit = default_memory_limit(device)
+    if candidate.kind == "pass" and params.policy:
+        violations = check_pass_dir(candidate.pass_dir or "")
+        if violations:
+            return VariantResult(
+                graph=variant.graph,
+                dtype=variant.dtype,
+                status=Status.REJECTED,
+                error_class=STATUS_ERROR_CLASS[Status.REJECTED],
+                error=str(PolicyError(violations)),
+                integrity=[
+                    Finding(check=f"policy:{v.rule}", detail=str(v), phase="policy")
+                    for v in violations
+                ],
+            )
     seed = params.seed if params.seed is not None else secrets.randbits(31)
     request = WorkerRequest(
         graph=variant.graph,
@@ -233,7 +320,8 @@ def evaluate_variant(
         parameters=params.model_dump(),
         with_inductor=with_inductor,
     )
-    return VariantResult.model_validate(run_worker(request, params.timeout_s, memory_limit))
+    out = run_worker(request, params.timeout_s, memory_limit, isolate_network=isolate_network)
+    return VariantResult.model_validate(out)
 
 
 def task_result(
@@ -267,6 +355,7 @@ def evaluate_task(
     with_inductor: bool = False,
     memory_limit: int | None = -1,
     on_variant: Callable[[Variant, VariantResult], None] | None = None,
+    isolate_network: bool = True,
 ) -> TaskResult:
     """Evaluate ``candidate`` on every variant of ``task`` and score it (SPEC sections 5-7)."""
     params = parameters or Parameters()
@@ -282,6 +371,7 @@ def evaluate_task(
             parameters=params,
             with_inductor=with_inductor,
             memory_limit=memory_limit,
+            isolate_network=isolate_network,
         )
         results.append(vr)
         if on_variant:

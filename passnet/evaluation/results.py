@@ -70,6 +70,29 @@ class Comparison(BaseModel):
     detail: str = ""
 
 
+class Finding(BaseModel):
+    """One runtime integrity finding (the checks are listed in ``docs/integrity.md``)."""
+
+    check: str = Field(description="name of the check that fired, e.g. 'torch-compute'")
+    detail: str = Field(description="what was seen, located where possible")
+    phase: str = Field(default="", description="'policy', 'load', 'correctness', 'ghost', 'timing'")
+    fatal: bool = Field(default=True, description="a fatal finding fails the variant")
+
+
+class Sandbox(BaseModel):
+    """The isolation a worker actually ran under (what the platform allowed)."""
+
+    network_isolated: bool | None = Field(
+        default=None, description="worker in its own network namespace (no interfaces but lo)"
+    )
+    memory_limit_bytes: int | None = Field(
+        default=None, description="RLIMIT_AS (CPU) or RLIMIT_DATA (CUDA) of the worker"
+    )
+    cuda_memory_fraction: float | None = None
+    private_tmpdir: bool = True
+    scrubbed_env: bool = True
+
+
 class VariantResult(BaseModel):
     graph: str = Field(description="graph folder as listed in the task's graph_list.txt")
     dtype: str
@@ -93,6 +116,14 @@ class VariantResult(BaseModel):
     )
     timing_note: str = Field(default="", description="e.g. 'triton interpreter' on CPU")
     worker_seconds: float | None = None
+    integrity: list[Finding] = Field(
+        default_factory=list, description="runtime integrity findings (fatal ones fail the variant)"
+    )
+    reference_flags: list[str] = Field(
+        default_factory=list,
+        description="degenerate reference: 'reference-near-zero', 'reference-input-independent'",
+    )
+    sandbox: Sandbox | None = None
 
 
 class Environment(BaseModel):
@@ -118,6 +149,13 @@ class Parameters(BaseModel):
     timeout_s: float = 600.0
     seed: int | None = None
     call_path: str = "direct"
+    policy: bool = Field(default=True, description="static policy on pass sources (layer A)")
+    runtime_checks: bool = Field(default=True, description="runtime integrity checks (layer B)")
+    fresh_trials: int = Field(default=2, description="extra correctness trials on secret seeds")
+    sampled_checks: int = Field(default=4, description="checked calls hidden among timed calls")
+    cuda_memory_fraction: float | None = Field(
+        default=0.5, description="per-process CUDA memory cap of a worker (None: no cap)"
+    )
 
 
 class CandidateSpec(BaseModel):

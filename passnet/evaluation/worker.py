@@ -2,7 +2,13 @@
 
 Run as ``python -m passnet.evaluation.worker --result-fd N``: the request (JSON) arrives on
 stdin, the VariantResult (JSON) leaves through file descriptor N, a private channel, so
-nothing a candidate prints can be mistaken for a result. The parent owns timeouts and kills.
+nothing a candidate prints can be mistaken for a result. The channel is moved to another
+descriptor before any pass code runs and every message carries the parent's nonce. The parent
+owns timeouts and kills.
+
+Integrity (SPEC section 8, ``docs/integrity.md``): the static policy runs before any pass
+code is imported; the runtime guards of ``passnet.integrity`` watch every correctness call, a
+ghost replay and a secret sample of the timed calls.
 """
 
 from __future__ import annotations
@@ -10,6 +16,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
+import secrets
 import sys
 import time
 import traceback
@@ -28,6 +36,8 @@ class WorkerRequest(BaseModel):
     candidate: dict
     parameters: dict
     with_inductor: bool = False
+    nonce: str = ""
+    parent_netns: str = ""
 
 
 def _short(exc: BaseException) -> str:
@@ -44,6 +54,28 @@ def _where(exc: BaseException) -> str:
     return f" (at {os.path.basename(f.filename)}:{f.lineno})"
 
 
+def _netns() -> str:
+    try:
+        return os.readlink("/proc/self/ns/net")
+    except OSError:
+        return ""
+
+
+def _sandbox(req: WorkerRequest, fraction: float | None) -> dict[str, Any]:
+    own = _netns()
+    limit = None
+    for kind in (resource.RLIMIT_AS, resource.RLIMIT_DATA):
+        soft, _ = resource.getrlimit(kind)
+        if soft != resource.RLIM_INFINITY:
+            limit = soft
+            break
+    return {
+        "network_isolated": own != req.parent_netns if own and req.parent_netns else None,
+        "memory_limit_bytes": limit,
+        "cuda_memory_fraction": fraction,
+    }
+
+
 def run_variant(req: WorkerRequest) -> dict[str, Any]:
     import torch
 
@@ -57,25 +89,60 @@ def run_variant(req: WorkerRequest) -> dict[str, Any]:
     from passnet.evaluation.results import (
         STATUS_ERROR_CLASS,
         CandidateSpec,
+        Finding,
         Parameters,
+        Sandbox,
         Status,
         VariantResult,
     )
     from passnet.evaluation.timing import Side, measure
     from passnet.graph.sample import SampleError, load_module, load_sample, materialize
+    from passnet.integrity import checks
+    from passnet.integrity.policy import PolicyError, enforce
+    from passnet.integrity.runtime import Runtime
+    from passnet.passes.matcher import to_fx
 
     params = Parameters(**req.parameters)
     spec = CandidateSpec(**req.candidate)
     device = torch.device(req.device)
     result = VariantResult(graph=req.graph, dtype=req.dtype, status=Status.OK)
+    fraction = params.cuda_memory_fraction if device.type == "cuda" else None
+    result.sandbox = Sandbox(**_sandbox(req, fraction))
     if device.type == "cpu" and spec.kind == "pass":
         result.timing_note = "CPU: Triton kernels run in Triton's interpreter (interpreter timings)"
+    rt: Runtime | None = None
+    own: list[Finding] = []  # findings of the worker itself (policy, null kernel)
+
+    def note(text: str) -> None:
+        result.timing_note = "; ".join(x for x in (result.timing_note, text) if x)
 
     def fail(status: Status, message: str) -> dict[str, Any]:
+        result.integrity = [*(rt.findings if rt is not None else []), *own]
+        if rt is not None:
+            fatal = rt.fatal()
+            if fatal and status is not Status.SAMPLE_ERROR:  # evidence of an exploit wins
+                status = Status.REJECTED
+                message = "integrity: " + "; ".join(f"{f.check}: {f.detail}" for f in fatal[:4])
         result.status = status
         result.error_class = STATUS_ERROR_CLASS[status]
         result.error = message
         return result.model_dump(mode="json")
+
+    def rejected() -> dict[str, Any] | None:
+        return fail(Status.REJECTED, "") if rt is not None and rt.fatal() else None
+
+    # Layer A: the static policy, before any pass code is imported.
+    if spec.kind == "pass" and params.policy:
+        try:
+            enforce(spec.pass_dir or "")
+        except PolicyError as exc:
+            own.extend(
+                Finding(check=f"policy:{v.rule}", detail=str(v), phase="policy")
+                for v in exc.violations
+            )
+            return fail(Status.REJECTED, str(exc))
+    if fraction:
+        torch.cuda.set_per_process_memory_fraction(fraction, device)
 
     try:
         sample = load_sample(req.path)
@@ -83,9 +150,14 @@ def run_variant(req: WorkerRequest) -> dict[str, Any]:
         cand_module = load_module(sample).to(device)
         ref_inputs = materialize(sample, device=req.device, seed=req.seed)
         cand_inputs = materialize(sample, device=req.device, seed=req.seed)
+        original = to_fx(load_module(sample).to(device))
     except SampleError as exc:
         return fail(Status.SAMPLE_ERROR, str(exc))
 
+    if params.runtime_checks and spec.kind == "pass":
+        rt = Runtime(device, watch_dynamo=params.call_path != "dynamo")
+        rt.snapshot()
+        loading = rt.probe()
     try:
         built = build_candidate(spec, cand_module, cand_inputs, params.call_path)
     except NoMatchError as exc:
@@ -94,57 +166,143 @@ def run_variant(req: WorkerRequest) -> dict[str, Any]:
         return fail(Status.COMPILE_ERROR, str(exc))
     result.matches = built.matches
     if built.note:
-        result.timing_note = "; ".join(x for x in (result.timing_note, built.note) if x)
+        note(built.note)
+    checked_fn = built.fn
+    if rt is not None:
+        rt.verify()
+        rt.after_load(loading)
+        if stop := rejected():
+            return stop
+        guarded = rt.guard_graph(built.fn, original) if params.call_path == "direct" else None
+        if guarded is None:
+            note("runtime guard not applied on this call path (no replacement nodes to wrap)")
+        checked_fn = guarded or built.fn
+    checker = checks.CandidateChecker(rt, checked_fn, ref_module.forward, device) if rt else None
 
-    # Candidate first, reference second: a kernel that never writes its output must not
-    # inherit the reference's freed memory (SPEC section 8, layer C).
-    try:
+    def run_candidate(inputs: list) -> tuple[Any, list, set[int]]:
+        if checker is not None:
+            return checker.call(inputs)
+        pristine = checks.clone_tree(inputs)
+        out = built.fn(*inputs)
+        if device.type == "cuda":
+            torch.cuda.synchronize()
+        return out, pristine, set()
+
+    # Correctness: fresh inputs for every trial. Candidate first, reference second: a kernel
+    # that never writes its output must not inherit the reference's freed memory.
+    if rt is not None:
+        rt.phase = "correctness"
+    trials: list[checks.Trial] = []
+    ref_mutates = False  # does the reference itself write into its inputs (x += y)?
+    n_trials = 2 + max(0, params.fresh_trials)
+    for k in range(n_trials):
+        # secret seeds are drawn only now, so nothing the pass saw earlier predicts them
+        seed = (req.seed, req.recheck_seed)[k] if k < 2 else secrets.randbits(31)
+        inputs = cand_inputs if k == 0 else materialize(sample, device=req.device, seed=seed)
+        where = "" if k == 0 else f" on fresh inputs (trial {k + 1})"
+        try:
+            with torch.no_grad():
+                out, pristine, mutated = run_candidate(inputs)
+        except Exception as exc:  # noqa: BLE001 - any failure of the candidate is classified
+            dynamo = params.call_path == "dynamo" and k == 0
+            status = Status.COMPILE_ERROR if dynamo else Status.RUNTIME_ERROR
+            return fail(status, f"{_short(exc)}{_where(exc)}{where}")
+        if k == 0 and params.call_path == "dynamo":
+            result.matches = built.matches
+            if spec.kind == "pass" and sum(built.matches.values()) == 0:
+                return fail(Status.NO_MATCH, "no pass matched the Dynamo graph")
+        try:
+            r_inputs = checks.clone_tree(pristine)
+            with torch.no_grad():
+                ref_out = ref_module.forward(*r_inputs)
+        except Exception as exc:  # noqa: BLE001
+            return fail(Status.SAMPLE_ERROR, f"reference failed: {_short(exc)}")
+        ref_mut = checks.changed(pristine, r_inputs)
+        ref_mutates = ref_mutates or bool(ref_mut)
+        if checker is not None:
+            checker.judge(out, inputs, mutated, ref_out, r_inputs, ref_mut)
+        try:
+            comparison = compare_outputs(out, ref_out)
+        except StructureError as exc:
+            return fail(Status.RUNTIME_ERROR, f"{exc}{where}")
+        if rt is not None and trials and checks.same(out, trials[-1].output):
+            if not checks.same(ref_out, trials[-1].reference):
+                rt.add("stale-output", f"trial {k + 1} returned the previous trial's outputs "
+                       "for new inputs (a cached result)")  # fmt: skip
+        trials.append(checks.Trial(checks.clone_tree(out), ref_out, comparison))
+        if len(trials) <= 2:  # flag a degenerate reference even if the candidate fails below
+            result.reference_flags = checks.reference_flags(
+                trials[0].reference, trials[-1].reference if k else None
+            )
+        if stop := rejected():
+            return stop
+        if comparison.tightest_passing_t is None:
+            result.comparison = comparison
+            return fail(Status.INCORRECT, (comparison.detail or "outputs wrong") + where)
+        zero = checks.null_level(ref_out)
+        if zero is not None and zero > -10 and comparison.tightest_passing_t >= zero:
+            result.comparison = comparison
+            own.append(Finding(
+                check="null-kernel", phase="correctness", fatal=False,
+                detail=f"outputs pass only from t = {comparison.tightest_passing_t}, where "
+                f"all-zero outputs pass too (from t = {zero})"))  # fmt: skip
+            return fail(Status.INCORRECT, "no closer to the reference than all-zero outputs"
+                        + where)  # fmt: skip
+        result.comparison = _worst(result.comparison, comparison)  # as correct as its worst
+
+    if checker is not None and rt is not None:
+        rt.phase = "ghost"
+        first = materialize(sample, device=req.device, seed=req.seed)
         with torch.no_grad():
-            cand_out = built.fn(*cand_inputs)
-            if device.type == "cuda":
-                torch.cuda.synchronize()
-    except Exception as exc:  # noqa: BLE001 - any failure of the candidate is classified
-        status = Status.COMPILE_ERROR if params.call_path == "dynamo" else Status.RUNTIME_ERROR
-        return fail(status, _short(exc) + _where(exc))
-    if params.call_path == "dynamo":
-        result.matches = built.matches
-        if spec.kind == "pass" and sum(built.matches.values()) == 0:
-            return fail(Status.NO_MATCH, "no pass matched the Dynamo graph")
-    try:
-        with torch.no_grad():
-            ref_out = ref_module.forward(*ref_inputs)
-    except Exception as exc:  # noqa: BLE001
-        return fail(Status.SAMPLE_ERROR, f"reference failed: {_short(exc)}")
+            checker.ghost(first, trials[0].output)
+        if stop := rejected():
+            return stop
 
-    try:
-        result.comparison = compare_outputs(cand_out, ref_out)
-    except StructureError as exc:
-        return fail(Status.RUNTIME_ERROR, str(exc))
-    if result.comparison.tightest_passing_t is None:
-        return fail(Status.INCORRECT, result.comparison.detail)
+    # Timing, with checked calls hidden at secret positions among the timed calls.
+    per_run = params.warmup + max(1, params.trials // max(1, params.rounds)) * params.rounds
+    positions, keep = frozenset(), frozenset()
+    timed: list = []
+    expected = timed_check = None
+    if checker is not None and rt is not None:
+        n_check = min(params.sampled_checks, max(1, params.trials // 8))
+        positions, keep = checks.secret_positions(params.warmup, per_run, n_check, 3)
+        if not ref_mutates:
+            with torch.no_grad():
+                expected = ref_module.forward(*checks.clone_tree(cand_inputs))
 
-    # Re-check on fresh inputs from a second seed: a pass that caches results or hard-codes
-    # the first inputs fails here.
-    try:
-        fresh_c = materialize(sample, device=req.device, seed=req.recheck_seed)
-        fresh_r = materialize(sample, device=req.device, seed=req.recheck_seed)
-        with torch.no_grad():
-            again = compare_outputs(built.fn(*fresh_c), ref_module.forward(*fresh_r))
-    except StructureError as exc:
-        return fail(Status.RUNTIME_ERROR, f"on fresh inputs: {exc}")
-    except Exception as exc:  # noqa: BLE001
-        return fail(Status.RUNTIME_ERROR, f"on fresh inputs: {_short(exc)}{_where(exc)}")
-    if again.tightest_passing_t is None:
-        return fail(Status.INCORRECT, "outputs wrong on fresh inputs (second seed)")
-    # The variant is as correct as its worse check.
-    if again.tightest_passing_t > result.comparison.tightest_passing_t:
-        result.comparison = again
+        def timed_check(args: tuple) -> Any:
+            rt.phase = "timing"
+            inputs, saved = list(args), checks.clone_tree(list(args))
+            checks.copy_values(inputs, materialize(sample, req.device, secrets.randbits(31)))
+            out, pristine, mutated = checker.call(inputs)
+            r_in = checks.clone_tree(pristine)
+            ref = ref_module.forward(*r_in)
+            checker.judge(out, inputs, mutated, ref, r_in, checks.changed(pristine, r_in))
+            try:
+                cmp = compare_outputs(out, ref)
+            except StructureError as exc:
+                rt.add("timed-output", f"a timed call's outputs: {exc}")
+            else:
+                if cmp.tightest_passing_t is None:
+                    stale = expected is not None and _close(out, expected)
+                    rt.add("stale-output" if stale else "timed-output", "a timed call returned "
+                           + ("the outputs of the timing inputs for fresh values written into "
+                              "the same tensors" if stale else "wrong outputs"))  # fmt: skip
+                timed.append(cmp)
+            checks.copy_values(inputs, saved)
+            return out
 
+    cand_side = checks.TimedSampler(built.fn, per_run, positions, keep, timed_check)
     sides = [
-        Side("reference", ref_module.forward, ref_inputs),
-        Side("candidate", built.fn, cand_inputs),
+        Side("reference", checks.TimedSampler(ref_module.forward, per_run), ref_inputs),
+        Side("candidate", cand_side, cand_inputs),
     ]
+    before_timing = checks.clone_tree(cand_inputs)
     if req.with_inductor and spec.kind != "inductor":
+        if rt is not None:  # Inductor patches torch as it loads: check, then re-baseline
+            rt.verify()
+            if stop := rejected():
+                return stop
         try:
             ind = build_candidate(
                 CandidateSpec(kind="inductor"),
@@ -155,11 +313,11 @@ def run_variant(req: WorkerRequest) -> dict[str, Any]:
             ind_inputs = materialize(sample, device=req.device, seed=req.seed)
             with torch.no_grad():
                 ind.fn(*ind_inputs)
-            sides.append(Side("inductor", ind.fn, ind_inputs))
+            sides.append(Side("inductor", checks.TimedSampler(ind.fn, per_run), ind_inputs))
         except Exception as exc:  # noqa: BLE001 - the baseline failing is reported, not fatal
-            result.timing_note = "; ".join(
-                x for x in (result.timing_note, f"Inductor baseline failed: {_short(exc)}") if x
-            )
+            note(f"Inductor baseline failed: {_short(exc)}")
+        if rt is not None:
+            rt.rebase()
     try:
         with torch.no_grad():
             timings = measure(
@@ -183,26 +341,86 @@ def run_variant(req: WorkerRequest) -> dict[str, Any]:
             )
     except Exception as exc:  # noqa: BLE001 - a candidate failing on a later call
         return fail(Status.RUNTIME_ERROR, f"during timing: {_short(exc)}{_where(exc)}")
+    if checker is not None and rt is not None:
+        rt.phase = "timing"
+        rt.verify()
+        _after_timing(rt, cand_side, expected, cand_inputs, before_timing, ref_mutates)
+        if stop := rejected():
+            return stop
+        for cmp in timed:  # timed calls count like correctness trials
+            if cmp.tightest_passing_t is not None:
+                result.comparison = _worst(result.comparison, cmp)
+        if positions and cand_side.n % per_run == 0:
+            timings["candidate"] = checks.exclude_sampled(
+                timings["candidate"], positions, params.warmup, params.noise_limit
+            )
+        elif positions:
+            note("checked timed calls could not be told apart; kept in the statistics")
     result.reference = timings["reference"]
     result.candidate = timings["candidate"]
     result.speedup = result.reference.wall.median_us / result.candidate.wall.median_us
-    if result.reference.cuda_event and result.candidate.cuda_event:
-        result.speedup_cuda_event = (
-            result.reference.cuda_event.median_us / result.candidate.cuda_event.median_us
+    ref_ev, cand_ev = result.reference.cuda_event, result.candidate.cuda_event
+    if ref_ev and cand_ev:
+        result.speedup_cuda_event = ref_ev.median_us / cand_ev.median_us
+        gap = (result.candidate.wall.median_us - cand_ev.median_us) - (
+            result.reference.wall.median_us - ref_ev.median_us
         )
+        if rt is not None and gap > max(50.0, 0.5 * result.candidate.wall.median_us):
+            rt.add("side-stream", f"end-to-end time exceeds event time by {gap:.0f} us more "
+                   "than the reference's: work escapes the timed stream")  # fmt: skip
+            return fail(Status.REJECTED, "")
     if "inductor" in timings:
         result.inductor_median_us = timings["inductor"].wall.median_us
         result.speedup_vs_inductor = result.inductor_median_us / result.candidate.wall.median_us
     result.call_overhead_us = overhead["probe"].wall.median_us
+    result.integrity = [*(rt.findings if rt is not None else []), *own]
     return result.model_dump(mode="json")
+
+
+def _worst(a: Any, b: Any) -> Any:
+    """The comparison with the looser tightest passing level (None counts as passing none)."""
+    if a is None or a.tightest_passing_t is None:
+        return a if a is not None else b
+    return b if b.tightest_passing_t is None or b.tightest_passing_t > a.tightest_passing_t else a
+
+
+def _close(a: Any, b: Any) -> bool:
+    from passnet.evaluation.compare import compare_outputs
+
+    try:
+        return compare_outputs(a, b).tightest_passing_t is not None
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def _after_timing(rt, side, expected, inputs, before, ref_mutates) -> None:  # noqa: ANN001
+    """Outputs kept from unchecked timed calls, and the timing inputs, re-checked."""
+    from passnet.integrity import checks
+
+    keys = [[checks.storage_key(t) for t in checks.leaves(o)] for o in side.kept]
+    own = {checks.storage_key(t) for t in inputs}
+    flat = [k for ks in keys for k in ks if k is not None and k not in own]
+    if len(flat) != len(set(flat)):
+        rt.add("output-reused", "timed calls returned the same output storage more than once")
+    if expected is not None:
+        for o in side.kept:
+            if not _close(o, expected):
+                rt.add("timed-output", "the outputs of an unchecked timed call are wrong")
+    if not ref_mutates and checks.changed(before, inputs):
+        rt.add("input-mutated", "the timing inputs changed during the timed calls")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--result-fd", type=int, required=True)
     args = parser.parse_args(argv)
-    channel = os.fdopen(args.result_fd, "w")
+    # Move the channel off the number named on the command line (non-inheritable copy).
+    channel = os.dup(args.result_fd)
+    os.close(args.result_fd)
+    del sys.argv[1:]
     req = WorkerRequest.model_validate_json(sys.stdin.read())
+    sys.stdin.close()
+    nonce, req.nonce = req.nonce, ""
     t0 = time.perf_counter()
     try:
         out = run_variant(req)
@@ -215,9 +433,10 @@ def main(argv: list[str] | None = None) -> int:
             "error": f"worker error: {_short(exc)}{_where(exc)}",
         }
     out["worker_seconds"] = time.perf_counter() - t0
-    channel.write(json.dumps(out))
-    channel.flush()
-    channel.close()
+    data = (nonce + "\n" + json.dumps(out)).encode()
+    while data:
+        data = data[os.write(channel, data) :]
+    os.close(channel)
     # Skip interpreter teardown: a candidate's atexit hooks or threads must not hang us.
     os._exit(0)
 

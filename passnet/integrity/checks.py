@@ -1,0 +1,295 @@
+"""Checked calls of a candidate: what every correctness call, and a hidden sample of the timed
+calls, must satisfy (SPEC section 8). Built on ``passnet.integrity.runtime``.
+
+A checked call runs the guarded twin of the candidate on inputs the pass cannot predict, then
+checks that the outputs are plain tensors, were not written after the call returned, do not
+reuse the storage of an earlier call's outputs, do not alias inputs (unless the reference's
+do), that inputs are unchanged (unless the reference changes them the same way) and that no
+element was left unwritten. ``TimedSampler`` hides checked calls among the timed calls at
+secret positions and ``exclude_sampled`` drops them from the statistics afterwards.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+from passnet.evaluation.compare import compare_outputs
+from passnet.evaluation.results import Comparison, SideTiming
+from passnet.integrity.runtime import Runtime, storage_key
+
+KEEP_OUTPUTS = 8  # earlier outputs held alive, so a reused storage cannot be a coincidence
+
+
+def leaves(obj: Any) -> list[Any]:
+    if isinstance(obj, (tuple, list)):
+        return [x for item in obj for x in leaves(item)]
+    if isinstance(obj, dict):
+        return [x for item in obj.values() for x in leaves(item)]
+    return [obj]
+
+
+def clone_tree(obj: Any) -> Any:
+    if isinstance(obj, torch.Tensor):
+        return obj.detach().clone()
+    if isinstance(obj, (tuple, list)):
+        return type(obj)(clone_tree(x) for x in obj)
+    return obj
+
+
+def same(a: Any, b: Any) -> bool:
+    """Exact equality, NaN equal to NaN; nested lists/tuples leaf by leaf; others by ==."""
+    if isinstance(a, (tuple, list)) or isinstance(b, (tuple, list)):
+        la, lb = leaves(a), leaves(b)
+        return len(la) == len(lb) and all(same(x, y) for x, y in zip(la, lb, strict=True))
+    if not isinstance(a, torch.Tensor) and not isinstance(b, torch.Tensor):
+        return bool(a == b)
+    if not isinstance(a, torch.Tensor) or not isinstance(b, torch.Tensor):
+        return False
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    if a.is_floating_point() or a.is_complex():
+        return bool(torch.equal(torch.nan_to_num(a, nan=0.5), torch.nan_to_num(b, nan=0.5))) and (
+            bool(torch.equal(a.isnan(), b.isnan()))
+        )
+    return bool(torch.equal(a, b))
+
+
+def changed(before: list[Any], after: list[Any]) -> set[int]:
+    return {i for i, (b, a) in enumerate(zip(before, after, strict=True)) if not same(b, a)}
+
+
+def copy_values(dst: list[Any], src: list[Any]) -> None:
+    for d, s in zip(dst, src, strict=True):
+        if isinstance(d, torch.Tensor):
+            d.copy_(s)
+
+
+def alias_map(outputs: Any, inputs: list[Any]) -> dict[int, tuple[str, int]]:
+    """For each output leaf sharing storage: ("input", i) or ("output", j), j earlier."""
+    keys = {storage_key(t): i for i, t in enumerate(inputs) if storage_key(t) is not None}
+    seen: dict[int, int] = {}
+    found: dict[int, tuple[str, int]] = {}
+    for j, t in enumerate(leaves(outputs)):
+        key = storage_key(t)
+        if key is None:
+            continue
+        if key in keys:
+            found[j] = ("input", keys[key])
+        elif key in seen:
+            found[j] = ("output", seen[key])
+        seen.setdefault(key, j)
+    return found
+
+
+def null_level(reference: Any) -> int | None:
+    """Strictest level at which all-zero outputs pass (None: never; -10: reference is zero)."""
+    zeros = [torch.zeros_like(r) if isinstance(r, torch.Tensor) else r for r in leaves(reference)]
+    try:
+        return compare_outputs(zeros, leaves(reference)).tightest_passing_t
+    except Exception:  # noqa: BLE001 - e.g. NaN in the reference: zeros are no shortcut
+        return None
+
+
+def _nearly_same(a: Any, b: Any, rel: float = 1e-3) -> bool:
+    """Equal up to ``rel`` of the larger magnitude (scale-free, unlike allclose's atol)."""
+    if not isinstance(a, torch.Tensor) or not isinstance(b, torch.Tensor):
+        return same(a, b)
+    if a.shape != b.shape or not (a.is_floating_point() or a.is_complex()):
+        return same(a, b)
+    if a.numel() == 0:
+        return True
+    a64, b64 = a.detach().double().nan_to_num(), b.detach().double().nan_to_num()
+    scale = max(float(a64.abs().max()), float(b64.abs().max()))
+    return scale == 0 or float((a64 - b64).abs().max()) <= rel * scale
+
+
+def reference_flags(ref_a: Any, ref_b: Any | None) -> list[str]:
+    """Flags of a degenerate reference from its outputs on two different seeds: all-zero
+    outputs pass a level t <= -1 (an absolute tolerance does the work), or the outputs barely
+    depend on the inputs."""
+    flags = []
+    level = null_level(ref_a)
+    if level is not None and level <= -1:
+        flags.append("reference-near-zero")
+    if ref_b is None:
+        return flags
+    la, lb = leaves(ref_a), leaves(ref_b)
+    if len(la) == len(lb) and all(_nearly_same(x, y) for x, y in zip(la, lb, strict=True)):
+        flags.append("reference-input-independent")
+    return flags
+
+
+def _constant(t: torch.Tensor) -> bool:
+    flat = t.detach().reshape(-1)
+    return same(flat, flat[:1].expand_as(flat))
+
+
+@dataclass
+class Trial:
+    output: Any
+    reference: Any
+    comparison: Comparison
+
+
+@dataclass
+class CandidateChecker:
+    """Checked calls of one candidate on one variant."""
+
+    rt: Runtime
+    fn: Callable[..., Any]  # the guarded twin (or the plain callable where none exists)
+    reference: Callable[..., Any]
+    device: torch.device
+    kept: list[Any] = field(default_factory=list)
+    calls: int = 0
+
+    def call(self, inputs: list[Any], fill: bool = True) -> tuple[Any, list[Any], set[int]]:
+        """One checked call; returns (outputs, pristine copy of the inputs, changed inputs)."""
+        rt = self.rt
+        pristine = clone_tree(inputs)
+        before = rt.probe()
+        rt.nan_fill_device()
+        with rt.call_scope(fill=fill):
+            out = self.fn(*inputs)
+        outs = leaves(out)
+        odd = [f"output {j}: {type(t).__name__}" for j, t in enumerate(outs)
+               if isinstance(t, torch.Tensor) and type(t) is not torch.Tensor]  # fmt: skip
+        if odd:
+            rt.add("output-not-plain", "; ".join(odd) + " (must be a plain torch.Tensor)")
+            rt.verify()
+            return out, pristine, set()
+        snap = [t.detach().clone() if isinstance(t, torch.Tensor) else t for t in outs]
+        rt.after_call(before, steady=self.calls > 0)
+        self.calls += 1
+        rt.verify()
+        late = [j for j, (s, t) in enumerate(zip(snap, outs, strict=True)) if not same(s, t)]
+        if late:
+            rt.add("late-write", f"output(s) {late} changed after the call returned (work left "
+                   "running on a thread or stream)")  # fmt: skip
+        inputs_keys = {storage_key(t) for t in inputs}
+        old = {storage_key(t) for o in self.kept for t in leaves(o)} - {None} - inputs_keys
+        reused = [j for j, t in enumerate(outs) if storage_key(t) in old]
+        if reused:
+            rt.add("output-reused", f"output(s) {reused} returned in the storage of an earlier "
+                   "call's output (a cached or stale result)")  # fmt: skip
+        self.kept = [*self.kept, out][-KEEP_OUTPUTS:]
+        return out, pristine, changed(pristine, inputs)
+
+    def judge(
+        self, out: Any, inputs: list, mutated: set[int], ref: Any, ref_inputs: list, ref_mut: set
+    ) -> None:
+        """Aliasing, input mutation and unwritten elements, measured against the reference."""
+        rt = self.rt
+        mine, theirs = alias_map(out, inputs), alias_map(ref, ref_inputs)
+        bad = {j: a for j, a in mine.items() if theirs.get(j) != a}
+        if bad:
+            desc = ", ".join(f"output {j} shares storage with {k} {i}" for j, (k, i) in bad.items())
+            rt.add("output-aliasing", desc + " (the reference's does not)")
+        for i in sorted(mutated):
+            if i not in ref_mut or not same(inputs[i], ref_inputs[i]):
+                rt.add("input-mutated", f"input {i} was changed by the candidate "
+                       + ("differently from" if i in ref_mut else "but not by") + " the reference")  # fmt: skip
+        for j, (c, r) in enumerate(zip(leaves(out), leaves(ref), strict=False)):
+            if isinstance(c, torch.Tensor) and isinstance(r, torch.Tensor) and c.shape == r.shape:
+                if c.is_floating_point() and r.is_floating_point():
+                    n = int((c.isnan() & r.isfinite()).sum())
+                    if n:
+                        rt.add("unwritten-output", f"output {j}: {n} of {c.numel()} elements "
+                               "are NaN where the reference is finite (never written: fresh "
+                               "allocations are NaN-filled)")  # fmt: skip
+
+    def trial(self, inputs: list[Any]) -> Trial:
+        """Checked call, then the reference on the same values, then the comparison."""
+        out, pristine, mutated = self.call(inputs)
+        ref_inputs = clone_tree(pristine)
+        with torch.no_grad():
+            ref = self.reference(*ref_inputs)
+        self.judge(out, inputs, mutated, ref, ref_inputs, changed(pristine, ref_inputs))
+        return Trial(out, ref, compare_outputs(out, ref))
+
+    def ghost(self, inputs: list[Any], normal: Any) -> None:
+        """Replay with every Triton launch a no-op: the outputs must change."""
+        rt = self.rt
+        replay = clone_tree(inputs)
+        with rt.call_scope(ghost=True):
+            try:
+                out = self.fn(*replay)
+                launches = rt.launches
+            except Exception:  # noqa: BLE001 - failing without its kernels is what we expect
+                return
+        if launches == 0:
+            # No visible kernel: fine for outputs that are views of inputs or constant fills;
+            # anything else was computed where no guard looks (native code, a raw launcher).
+            aliased = alias_map(out, replay)
+            hidden = [j for j, t in enumerate(leaves(out)) if isinstance(t, torch.Tensor)
+                      and j not in aliased and t.numel() > 1 and not _constant(t)]  # fmt: skip
+            if hidden:
+                rt.add("ghost-kernel", f"output(s) {hidden} computed with no Triton launch and "
+                       "no torch op the guard saw (native code or a raw kernel launcher)")  # fmt: skip
+            else:
+                rt.add(
+                    "ghost-skipped",
+                    "no Triton kernel launched: ghost replay not applicable",
+                    fatal=False,
+                )
+            return
+        if all(same(a, b) for a, b in zip(leaves(out), leaves(normal), strict=False)):
+            rt.add("ghost-kernel", f"outputs unchanged with all {launches} Triton launch(es) "
+                   "turned into no-ops: the kernels do not produce the result")  # fmt: skip
+
+
+class TimedSampler:
+    """Stands in for a side's callable in ``measure``: the same cheap bookkeeping on every
+    side; on the candidate, calls at secret positions become checked calls (and are dropped
+    from the statistics later) and a few outputs are kept for a re-check."""
+
+    def __init__(
+        self,
+        fn: Callable[..., Any],
+        per_run: int,
+        positions: frozenset[int] = frozenset(),
+        keep: frozenset[int] = frozenset(),
+        check: Callable[[tuple], Any] | None = None,
+    ) -> None:
+        self.fn, self.per_run, self.positions, self.keep = fn, per_run, positions, keep
+        self.check, self.n, self.kept = check, 0, []
+
+    def __call__(self, *args: Any) -> Any:
+        pos = self.n % self.per_run
+        self.n += 1
+        if pos in self.positions and self.check is not None:
+            return self.check(args)
+        out = self.fn(*args)
+        if pos in self.keep:
+            self.kept.append(out)
+        return out
+
+
+def secret_positions(warmup: int, per_run: int, n_check: int, n_keep: int) -> tuple:
+    """Disjoint secret call positions (within a run, after warmup) to check and to keep."""
+    slots = list(range(warmup, per_run))
+    n_check = min(n_check, max(0, len(slots) - 2))
+    rng = secrets.SystemRandom()
+    rng.shuffle(slots)
+    return frozenset(slots[:n_check]), frozenset(slots[n_check : n_check + n_keep])
+
+
+def exclude_sampled(
+    side: SideTiming, positions: frozenset[int], warmup: int, noise_limit: float
+) -> SideTiming:
+    """Drop the checked calls' samples (position p is sample p - warmup of the kept run)."""
+    from passnet.evaluation.timing import _timing
+
+    drop = {p - warmup for p in positions}
+
+    def keep(t: Any) -> Any:
+        if t is None:
+            return None
+        xs = [x for i, x in enumerate(t.samples_us) if i not in drop]
+        return _timing(t.method, xs, t.rounds, noise_limit) if xs else t
+
+    return SideTiming(wall=keep(side.wall), cuda_event=keep(side.cuda_event))

@@ -1,0 +1,396 @@
+"""Red team: every runtime exploit is caught with its named reason; legit passes are not flagged.
+
+Each folder in ``tests/exploits/runtime/`` is a pass that cheats one way (its docstring names
+the hack). The static policy is switched off (``Parameters(policy=False)``) so the runtime
+layer has to catch each exploit on its own; one test shows the policy stops most of them
+first. Everything runs through the real evaluator, one worker per (pass, variant), on small
+BERT add + LayerNorm variants (the bundled example graph, reshaped at test time) and on small
+hand-written graphs for the legit passes of ``tests/legit/``. The CPU suite runs kernels in
+Triton's interpreter; the ``gpu`` tests run the same tables on a CUDA device.
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+import torch
+
+from passnet.dataset.task import Variant
+from passnet.evaluation.evaluator import evaluate_variant
+from passnet.evaluation.results import CandidateSpec, Parameters, Status, VariantResult
+from passnet.graph.sample import TensorMeta, load_sample, with_dtype, write_sample
+from passnet.integrity.policy import check_pass_dir
+
+ROOT = Path(__file__).resolve().parents[1]
+EXPLOITS = ROOT / "tests" / "exploits" / "runtime"
+LEGIT = ROOT / "tests" / "legit"
+EXAMPLE_PASS = ROOT / "examples" / "passes" / "add_layer_norm"
+BERT_1X12 = (
+    ROOT / "examples" / "tasks" / "bert_add_layer_norm" / "graphs" / "float32" / "0_cut_1x12"
+)
+FAST = Parameters(
+    warmup=2, trials=6, rounds=2, max_reruns=0, timeout_s=300, fresh_trials=1, policy=False
+)
+HAS_CUDA = torch.cuda.is_available() and os.environ.get("TRITON_INTERPRET") != "1"
+
+# exploit folder -> (expected status, checks that must all be among the findings)
+CAUGHT: dict[str, tuple[Status, set[str]]] = {
+    "stale_same_tensor": (Status.REJECTED, {"output-reused"}),
+    "stale_values": (Status.REJECTED, {"stale-output"}),
+    "data_ptr_cache": (Status.REJECTED, {"output-reused"}),
+    "inplace_alias": (Status.REJECTED, {"output-aliasing", "input-mutated"}),
+    "input_scratch": (Status.REJECTED, {"input-mutated"}),
+    "background_thread": (Status.REJECTED, {"background-thread", "late-write"}),
+    "lazy_output": (Status.REJECTED, {"output-not-plain"}),
+    "patch_timer": (Status.REJECTED, {"harness-tamper"}),
+    "patch_compare": (Status.REJECTED, {"harness-tamper"}),
+    "torch_getattr": (Status.REJECTED, {"torch-compute"}),
+    "torch_compile": (Status.REJECTED, {"torch-compute"}),
+    "try_fallback": (Status.REJECTED, {"torch-compute"}),
+    "args_compute": (Status.REJECTED, {"torch-compute"}),
+    "numpy_host": (Status.REJECTED, {"host-compute"}),
+    "call_counter": (Status.REJECTED, {"unwritten-output"}),
+    "partial_rows": (Status.REJECTED, {"unwritten-output"}),
+    "uninitialised": (Status.REJECTED, {"unwritten-output"}),
+    "child_process": (Status.REJECTED, {"child-process"}),
+    "forge_channel": (Status.REJECTED, {"forged-result"}),
+    "forge_stdout": (Status.CRASH, set()),
+    "closed_form": (Status.INCORRECT, set()),
+    "null_kernel": (Status.INCORRECT, {"null-kernel"}),
+    "dtype_downcast": (Status.RUNTIME_ERROR, set()),
+    "precision_downcast": (Status.OK, set()),
+    "hardcoded_shape": (Status.REJECTED, {"unwritten-output"}),  # on the 20-row variant
+}
+CPU_ONLY = {"ghost_host": (Status.REJECTED, {"ghost-kernel"})}
+GPU_ONLY = {
+    "ghost_raw_launch": (Status.REJECTED, {"ghost-kernel"}),
+    "side_stream": (Status.REJECTED, {"side-stream"}),
+    "l2_persist": (Status.REJECTED, {"l2-persist"}),
+}
+SLIPS_PAST_POLICY = {  # look like honest code: only the runtime layer (or the scores) sees them
+    "hardcoded_shape", "null_kernel", "partial_rows", "precision_downcast", "dtype_downcast",
+    "uninitialised", "inplace_alias", "input_scratch",
+}  # fmt: skip
+
+
+# -- variants built at test time ------------------------------------------------------------
+def bert_variant(dest: Path, rows: int = 12, dtype: str = "float32", tiny: bool = False) -> Variant:
+    """The bundled BERT add + LayerNorm graph with ``rows`` tokens; ``tiny``: LayerNorm weight
+    and bias near 1e-7, so the reference output is near zero."""
+    sample = load_sample(BERT_1X12)
+    metas = []
+    for m in sample.metas:
+        if len(m.shape) == 3:
+            m = m.model_copy(update={"shape": [1, rows, 128]})
+        elif tiny:  # metas keep 3 decimals of mean/std: bound the values instead
+            m = m.model_copy(update={"mean": 0.0, "std": 0.0, "min_val": -1e-7, "max_val": 1e-7})
+        metas.append(m)
+    s = write_sample(dest, sample.code, metas, dict(sample.graph_net))
+    if dtype != "float32":
+        s = with_dtype(s, dtype, dest.parent / f"{dest.name}_{dtype}")
+    return Variant(graph=s.path.name, path=s.path, dtype=s.dtype)
+
+
+def graph_variant(dest: Path, body: str, shapes: dict[str, list[int]]) -> Variant:
+    """A hand-written GraphNet sample: ``body`` is forward's code over the named inputs."""
+    args = ", ".join(shapes)
+    lines = "\n".join("        " + line for line in body.strip().splitlines())
+    code = f"import torch\n\n\nclass GraphModule(torch.nn.Module):\n    def forward(self, {args}):\n{lines}\n"
+    metas = [
+        TensorMeta(name=n, shape=s, dtype="torch.float32", mean=1.0 if n == "weight" else 0.0,
+                   std=1.0)
+        for n, s in shapes.items()
+    ]  # fmt: skip
+    s = write_sample(dest, code, metas, {"model_name": dest.name})
+    return Variant(graph=dest.name, path=s.path, dtype=s.dtype)
+
+
+LEGIT_GRAPHS = {
+    "elementwise": ("silu = torch.nn.functional.silu(x, inplace = False)\nmul = silu * y\n"
+                    "return (mul,)", {"x": [4, 300], "y": [4, 300]}),
+    "multi_replacement": ("add = a + b\nrelu = torch.relu(add)\nsig = torch.sigmoid(g)\n"
+                          "mul = x * sig\nreturn (relu, mul)",
+                          {"a": [3, 200], "b": [3, 200], "x": [3, 200], "g": [3, 200]}),
+    "multi_output": ("h = x + residual\npow_1 = h.pow(2)\nmean = pow_1.mean(-1, keepdim = True)\n"
+                     "add_1 = mean + 1e-06\nrsqrt = torch.rsqrt(add_1)\nmul = h * rsqrt\n"
+                     "mul_1 = mul * weight\nreturn (h, mul_1)",
+                     {"x": [5, 64], "residual": [5, 64], "weight": [64]}),
+    "reduction": ("ln = torch.nn.functional.layer_norm(x, (768,), weight, bias, 1e-05)\n"
+                  "return (ln,)", {"x": [6, 768], "weight": [768], "bias": [768]}),
+    "helper_import": ("sm = torch.nn.functional.softmax(x, dim = -1)\nmul = y * 0.125\n"
+                      "add = mul + z\nreturn (sm, add)",
+                      {"x": [7, 100], "y": [2000], "z": [2000]}),
+    "add_relu": ("in_0 += in_1\ntmp = in_0\nrelu = torch.nn.functional.relu(tmp, inplace = True)\n"
+                 "return (relu,)", {"in_0": [1, 8, 16, 16], "in_1": [1, 8, 16, 16]}),
+    "autotuned": ("add = x + bias\nrelu = torch.nn.functional.relu(add, inplace = False)\n"
+                  "return (relu,)", {"x": [8, 96], "bias": [96]}),
+}  # fmt: skip
+LEGIT_DIRS = {name: LEGIT / name for name in LEGIT_GRAPHS} | {
+    "add_relu": ROOT / "tests" / "passes" / "add_relu"
+}
+
+
+def _evaluate(jobs: dict, device: str, params: Parameters = FAST) -> dict[str, VariantResult]:
+    """Evaluate (pass folder or spec, variant) jobs concurrently, one worker each."""
+
+    def one(job: tuple) -> VariantResult:
+        folder, variant = job
+        spec = (
+            folder
+            if isinstance(folder, CandidateSpec)
+            else CandidateSpec(kind="pass", pass_dir=str(folder))
+        )
+        return evaluate_variant(variant, spec, device=device, parameters=params)  # fmt: skip
+
+    with ThreadPoolExecutor(max_workers=2 if device == "cpu" else 4) as pool:
+        return dict(zip(jobs, pool.map(one, jobs.values()), strict=True))
+
+
+def _exploit_jobs(tmp: Path, device: str) -> dict:
+    v12, v20 = bert_variant(tmp / "rows12"), bert_variant(tmp / "rows20", 20)
+    tiny = bert_variant(tmp / "tiny", tiny=True)
+    table = CAUGHT | (GPU_ONLY if device == "cuda" else CPU_ONLY)
+    jobs = {name: (EXPLOITS / name, v12) for name in table if name != "hardcoded_shape"}
+    jobs["hardcoded_shape"] = (EXPLOITS / "hardcoded_shape", v20)
+    jobs["hardcoded_shape@12"] = (EXPLOITS / "hardcoded_shape", v12)
+    jobs["null_kernel@tiny"] = (EXPLOITS / "null_kernel", tiny)
+    return jobs
+
+
+def _legit_jobs(tmp: Path, device: str) -> dict:
+    jobs: dict = {
+        "example": (EXAMPLE_PASS, bert_variant(tmp / "bert")),
+        "example@bf16": (EXAMPLE_PASS, bert_variant(tmp / "bert16", dtype="bfloat16")),
+        "example@tiny": (EXAMPLE_PASS, bert_variant(tmp / "berttiny", tiny=True)),
+        "eager@constant": (CandidateSpec(kind="eager"), graph_variant(
+            tmp / "constant", "z = torch.zeros_like(x)\nout = z + 1.0\nreturn (out,)",
+            {"x": [4, 8]})),
+    }  # fmt: skip
+    for name, (body, shapes) in LEGIT_GRAPHS.items():
+        if name == "autotuned" and device == "cpu":
+            continue  # autotune benchmarking needs a GPU driver
+        jobs[name] = (LEGIT_DIRS[name], graph_variant(tmp / name, body, shapes))
+    return jobs
+
+
+@pytest.fixture(scope="module")
+def cpu_exploits(tmp_path_factory: pytest.TempPathFactory) -> dict[str, VariantResult]:
+    return _evaluate(_exploit_jobs(tmp_path_factory.mktemp("exploits"), "cpu"), "cpu")
+
+
+@pytest.fixture(scope="module")
+def cpu_legit(tmp_path_factory: pytest.TempPathFactory) -> dict[str, VariantResult]:
+    return _evaluate(_legit_jobs(tmp_path_factory.mktemp("legit"), "cpu"), "cpu")
+
+
+@pytest.fixture(scope="module")
+def gpu_exploits(tmp_path_factory: pytest.TempPathFactory) -> dict[str, VariantResult]:
+    if not HAS_CUDA:
+        pytest.skip("needs a CUDA GPU (and TRITON_INTERPRET unset)")
+    return _evaluate(_exploit_jobs(tmp_path_factory.mktemp("gexploits"), "cuda"), "cuda")
+
+
+@pytest.fixture(scope="module")
+def gpu_legit(tmp_path_factory: pytest.TempPathFactory) -> dict[str, VariantResult]:
+    if not HAS_CUDA:
+        pytest.skip("needs a CUDA GPU (and TRITON_INTERPRET unset)")
+    return _evaluate(_legit_jobs(tmp_path_factory.mktemp("glegit"), "cuda"), "cuda")
+
+
+# -- assertions shared by the CPU and GPU runs ---------------------------------------------
+def _checks(v: VariantResult) -> set[str]:
+    return {f.check for f in v.integrity}
+
+
+def assert_caught(name: str, v: VariantResult, status: Status, checks: set[str]) -> None:
+    found = ", ".join(f"{f.check}@{f.phase}" for f in v.integrity)
+    assert v.status == status, f"{name}: {v.status.value}: {v.error} [{found}]"
+    assert checks <= _checks(v), f"{name}: expected {checks}, found [{found}]; {v.error}"
+    if status == Status.REJECTED and checks:
+        assert any(c in (v.error or "") for c in checks), v.error
+    if name == "call_counter":  # honest in every correctness call: caught while timed
+        assert {f.phase for f in v.integrity if f.check in checks} == {"timing"}
+    if name == "patch_compare":  # patched at import: caught before the first call
+        assert {f.phase for f in v.integrity if f.check == "harness-tamper"} == {"load"}
+    if name == "forge_stdout":
+        assert "without a result" in (v.error or "") and "exited with code 0" in (v.error or "")
+    if name == "dtype_downcast":
+        assert "dtype torch.float16 != reference torch.float32" in (v.error or "")
+    if name == "precision_downcast":  # correct only at loose levels: no strict-level credit
+        assert v.comparison is not None and v.comparison.tightest_passing_t >= -4
+
+
+def assert_not_flagged(name: str, v: VariantResult) -> None:
+    fatal = [f"{f.check}: {f.detail}" for f in v.integrity if f.fatal]
+    assert v.status == Status.OK, f"{name}: {v.status.value}: {v.error} {fatal}"
+    assert not fatal, f"{name}: {fatal}"
+    assert v.speedup and v.speedup > 0 and v.candidate is not None
+    if name.startswith("eager"):
+        return
+    assert "ghost-skipped" not in _checks(v), f"{name}: no Triton launch seen"
+    assert v.reference_flags == ([] if name != "example@tiny" else ["reference-near-zero"])
+    # one timed call in FAST was a hidden checked call, dropped from the statistics
+    assert len(v.candidate.wall.samples_us) == FAST.trials - 1
+    assert len(v.reference.wall.samples_us) == FAST.trials  # type: ignore[union-attr]
+
+
+def _cases(table: dict) -> list:
+    return [pytest.param(name, *expected, id=name) for name, expected in table.items()]
+
+
+@pytest.mark.parametrize("name, status, checks", _cases(CAUGHT | CPU_ONLY))
+def test_exploit_is_caught_cpu(cpu_exploits: dict, name: str, status: Status, checks: set) -> None:
+    assert_caught(name, cpu_exploits[name], status, checks)
+
+
+CPU_LEGIT = [n for n in LEGIT_GRAPHS if n != "autotuned"] + [
+    "example",
+    "example@bf16",
+    "example@tiny",
+]
+
+
+@pytest.mark.parametrize("name", CPU_LEGIT)
+def test_legit_pass_is_not_flagged_cpu(cpu_legit: dict, name: str) -> None:
+    assert_not_flagged(name, cpu_legit[name])
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name, status, checks", _cases(CAUGHT | GPU_ONLY))
+def test_exploit_is_caught_gpu(gpu_exploits: dict, name: str, status: Status, checks: set) -> None:
+    assert_caught(name, gpu_exploits[name], status, checks)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", [*LEGIT_GRAPHS, "example", "example@bf16", "example@tiny"])
+def test_legit_pass_is_not_flagged_gpu(gpu_legit: dict, name: str) -> None:
+    assert_not_flagged(name, gpu_legit[name])
+
+
+def test_hardcoded_shape_passes_only_its_own_shape(cpu_exploits: dict) -> None:
+    assert cpu_exploits["hardcoded_shape@12"].status == Status.OK
+    assert cpu_exploits["hardcoded_shape"].status == Status.REJECTED
+
+
+def test_null_kernel_fails_and_near_zero_reference_is_flagged(
+    cpu_exploits: dict, cpu_legit: dict
+) -> None:
+    tiny = cpu_exploits["null_kernel@tiny"]
+    assert tiny.status == Status.INCORRECT and "null-kernel" in _checks(tiny)
+    assert tiny.reference_flags == ["reference-near-zero"]
+    # all-zero outputs pass an absolute tolerance here, so a real kernel must do better
+    assert tiny.comparison is not None and tiny.comparison.tightest_passing_t >= -6
+    ok = cpu_legit["example@tiny"]
+    assert ok.comparison is not None and ok.comparison.tightest_passing_t < -6
+
+
+def test_input_independent_reference_is_flagged(cpu_legit: dict) -> None:
+    v = cpu_legit["eager@constant"]
+    assert v.status == Status.OK and v.reference_flags == ["reference-input-independent"]
+
+
+def test_policy_stops_most_exploits_before_any_worker(tmp_path: Path) -> None:
+    """Layer A on its own: the same folders with the policy on never reach a worker."""
+    variant = bert_variant(tmp_path / "v")
+    folders = sorted(p for p in EXPLOITS.iterdir() if p.is_dir())
+    slipped = {folder.name for folder in folders if not check_pass_dir(folder)}
+    assert slipped == SLIPS_PAST_POLICY
+    for folder in folders:
+        if folder.name not in slipped:
+            v = evaluate_variant(variant, CandidateSpec(kind="pass", pass_dir=str(folder)))
+            assert v.status == Status.REJECTED and v.worker_seconds is None
+            assert v.integrity and v.integrity[0].check.startswith("policy:")
+
+
+def test_exploit_folders_name_their_hack() -> None:
+    import ast
+
+    folders = sorted(p for p in EXPLOITS.iterdir() if p.is_dir())
+    assert {p.name for p in folders} >= set(CAUGHT) | set(CPU_ONLY) | set(GPU_ONLY)
+    for folder in folders:
+        for py in folder.glob("*.py"):
+            doc = ast.get_docstring(ast.parse(py.read_text())) or ""
+            assert doc.startswith("Hack: "), py
+
+
+# -- the guards in-process (no worker) ------------------------------------------------------
+@pytest.fixture
+def rt():
+    from passnet.integrity.runtime import Runtime
+
+    runtime = Runtime(torch.device("cpu"))
+    yield runtime
+    runtime.close()
+
+
+def test_guard_allows_allocation_and_views_and_flags_compute(rt) -> None:  # noqa: ANN001
+    def honest(x, xs):  # noqa: ANN001, ANN202
+        out = torch.empty_like(x)
+        z = torch.zeros(3)
+        z.fill_(2.0)  # fine: a tensor allocated in this call
+        return out.view(-1).unsqueeze(0), x.t().expand(2, -1, -1), z
+
+    out, view, z = rt.wrap(honest)(torch.ones(4, 3), [torch.ones(2)])
+    assert rt.findings == [] and bool(out.isnan().all()) and bool((z == 2).all())
+    assert view.shape == (2, 3, 4)
+
+    def cheat(x, xs):  # noqa: ANN001, ANN202
+        return torch.add(xs[1][0], 1.0), x.numpy()  # a tensor nested in a list, a host read
+
+    rt.wrap(cheat)(torch.ones(2), [None, (torch.ones(2),)])
+    checks = {f.check: f.detail for f in rt.findings}
+    assert set(checks) == {"torch-compute", "host-compute"}
+    assert "aten.add" in checks["torch-compute"] and "test_integrity_runtime.py:" in checks[
+        "torch-compute"]  # fmt: skip
+
+
+def test_snapshot_sees_patches_but_not_torch_rewrapping(rt, monkeypatch) -> None:  # noqa: ANN001
+    import time
+
+    from passnet.evaluation import compare
+
+    rt.snapshot()
+    monkeypatch.setattr(torch, "manual_seed", torch._disable_dynamo(torch.manual_seed))
+    rt.verify()
+    assert rt.findings == []  # what importing Dynamo does to torch.manual_seed
+    monkeypatch.setattr(time, "perf_counter_ns", lambda: 0)
+    monkeypatch.setattr(compare, "compare_outputs", lambda *a: None)
+    rt.verify()
+    (finding,) = rt.findings
+    assert finding.check == "harness-tamper"
+    assert "time.perf_counter_ns" in finding.detail
+    assert "passnet.evaluation.compare.compare_outputs" in finding.detail
+
+
+def test_guard_graph_wraps_only_what_the_rewrite_inserted(rt) -> None:  # noqa: ANN001
+    from passnet.passes.loader import load_pass_dir
+    from passnet.passes.matcher import apply_passes, to_fx
+
+    class M(torch.nn.Module):
+        def forward(self, x, y, z):  # noqa: ANN001, ANN201
+            return torch.nn.functional.silu(x, inplace=False) * y + z
+
+    gm = to_fx(M())
+    apply_passes(gm, load_pass_dir(LEGIT / "elementwise"))
+    twin = rt.guard_graph(gm.forward, to_fx(M()))
+    assert twin is not None
+    code = twin.__self__.code  # type: ignore[attr-defined]
+    assert "guarded_silu_mul" in code and code.count("guarded_") == 1  # not the add
+
+
+def test_hidden_checked_calls_leave_the_statistics() -> None:
+    from passnet.evaluation.results import SideTiming, Timing
+    from passnet.integrity.checks import exclude_sampled, secret_positions
+
+    check, keep = secret_positions(warmup=2, per_run=12, n_check=3, n_keep=3)
+    assert len(check) == 3 and len(keep) == 3 and not check & keep
+    assert all(2 <= p < 12 for p in check | keep)
+    samples = [10.0] * 10
+    for p in check:
+        samples[p - 2] = 1e6  # the slow checked calls
+    wall = Timing(method="wall", samples_us=samples, median_us=10, iqr_us=0, rounds=2, noisy=True)
+    kept = exclude_sampled(SideTiming(wall=wall), check, warmup=2, noise_limit=0.2)
+    assert kept.wall.samples_us == [10.0] * 7 and not kept.wall.noisy

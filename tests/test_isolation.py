@@ -1,0 +1,159 @@
+"""Isolation: a pass cannot break the harness, see secrets, reach the network or fake a result.
+
+The done-criterion of the integrity issue: one task evaluation in which one variant segfaults,
+one hangs and one allocates 100 GB still reports every other variant, and the process that ran
+the evaluation is unharmed. Plus what a pass sees from inside its sandbox, and the worker
+enforcing the static policy on its own.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+import threading
+from pathlib import Path
+
+import pytest
+import torch
+from test_integrity_runtime import EXPLOITS, HAS_CUDA, bert_variant
+
+from passnet.dataset.task import write_task
+from passnet.evaluation.evaluator import (
+    default_memory_limit,
+    evaluate_task,
+    run_worker,
+    worker_env,
+)
+from passnet.evaluation.results import CandidateSpec, Parameters, Status
+from passnet.evaluation.worker import WorkerRequest
+from passnet.integrity.runtime import child_pids
+
+QUICK = Parameters(warmup=1, trials=4, rounds=1, max_reruns=0, fresh_trials=0, policy=False)
+
+
+def _breaker_task(tmp: Path, rows: list[int]) -> Path:
+    variants = [bert_variant(tmp / f"rows{r}", rows=r).path for r in rows]
+    return write_task(tmp / "task", variants, name="breaker").path
+
+
+@pytest.fixture
+def private_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Workers' private TMPDIRs go here (the machine's /tmp is shared with other runs)."""
+    root = tmp_path / "tmp"
+    root.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(root))
+    return root
+
+
+def _assert_parent_unharmed(threads_before: int, kids_before: list[int], tmp_root: Path) -> None:
+    assert set(child_pids()) <= set(kids_before), "a worker (or a child of one) is still running"
+    assert threading.active_count() <= threads_before + 1  # reader threads are gone
+    assert not list(tmp_root.iterdir()), "a worker's private TMPDIR was left behind"
+    x = torch.randn(64, 64)
+    torch.testing.assert_close((x @ torch.eye(64)), x)  # the parent still computes
+
+
+@pytest.mark.slow
+def test_segfault_hang_and_100gb_do_not_stop_the_evaluation(
+    tmp_path: Path, private_tmp: Path
+) -> None:
+    """One evaluation: rows 12 and 16 are honest, 5 segfaults, 6 hangs, 7 allocates 100 GB."""
+    task = _breaker_task(tmp_path, [12, 5, 6, 7, 16])
+    threads, kids = threading.active_count(), child_pids()
+    seen: list[str] = []
+    result = evaluate_task(
+        task,
+        CandidateSpec(kind="pass", pass_dir=str(EXPLOITS / "crash_by_shape")),
+        parameters=QUICK.model_copy(update={"timeout_s": 30.0}),
+        on_variant=lambda variant, v: seen.append(v.status.value),
+    )
+    by_rows = {int(re.search(r"rows(\d+)", v.graph)[1]): v for v in result.variants}  # type: ignore[index]
+    assert set(by_rows) == {12, 5, 6, 7, 16} and len(seen) == 5
+    for rows in (12, 16):
+        assert by_rows[rows].status == Status.OK, by_rows[rows].error
+        assert by_rows[rows].speedup and by_rows[rows].speedup > 0
+    assert by_rows[5].status == Status.CRASH and "SIGSEGV" in (by_rows[5].error or "")
+    assert by_rows[6].status == Status.TIMEOUT and "30 s" in (by_rows[6].error or "")
+    hog = by_rows[7]
+    assert hog.status in (Status.RUNTIME_ERROR, Status.CRASH), hog.error
+    assert re.search(r"memory|allocat", hog.error or "", re.IGNORECASE), hog.error
+    assert result.scores.subgraph_correct_rate == pytest.approx(2 / 5)
+    _assert_parent_unharmed(threads, kids, private_tmp)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not HAS_CUDA, reason="needs a CUDA GPU")
+def test_gpu_crashes_do_not_stop_the_evaluation(tmp_path: Path, private_tmp: Path) -> None:
+    """On a GPU: illegal memory access (8) and 100 GB on the device (7) next to honest rows."""
+    task = _breaker_task(tmp_path, [12, 8, 7, 5, 16])
+    threads, kids = threading.active_count(), child_pids()
+    result = evaluate_task(
+        task,
+        CandidateSpec(kind="pass", pass_dir=str(EXPLOITS / "crash_by_shape")),
+        device="cuda",
+        parameters=QUICK.model_copy(update={"timeout_s": 120.0}),
+    )
+    by_rows = {int(re.search(r"rows(\d+)", v.graph)[1]): v for v in result.variants}  # type: ignore[index]
+    assert by_rows[12].status == Status.OK and by_rows[16].status == Status.OK
+    assert by_rows[8].status in (Status.RUNTIME_ERROR, Status.CRASH), by_rows[8].error
+    assert by_rows[7].status in (Status.RUNTIME_ERROR, Status.CRASH), by_rows[7].error
+    assert "memory" in (by_rows[7].error or "").lower()
+    assert by_rows[5].status == Status.CRASH
+    assert by_rows[12].sandbox and by_rows[12].sandbox.cuda_memory_fraction == 0.5
+    _assert_parent_unharmed(threads, kids, private_tmp)
+
+
+def test_what_a_pass_sees_from_inside(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PASSNET_TEST_API_KEY", "sk-not-for-passes")
+    monkeypatch.setenv("SOME_SECRET_TOKEN", "nope")
+    task = write_task(tmp_path / "task", [bert_variant(tmp_path / "v").path])
+    result = evaluate_task(
+        task, CandidateSpec(kind="pass", pass_dir=str(EXPLOITS / "sandbox_probe")),
+        parameters=QUICK,
+    )  # fmt: skip
+    (v,) = result.variants
+    assert v.status == Status.RUNTIME_ERROR
+    facts = json.loads(re.search(r"SANDBOX (\{.*\})", v.error or "")[1])  # type: ignore[index]
+    assert not [k for k in facts["env"] if re.search("KEY|TOKEN|SECRET", k)], facts["env"]
+    assert Path(facts["tmpdir"]).name.startswith("passnet-worker-")
+    assert facts["cwd"] == facts["tmpdir"]
+    assert "--result-fd" not in " ".join(facts["argv"])  # the channel is not advertised
+    assert facts["core"] == 0 and facts["oom_score_adj"] == "1000"
+    assert v.sandbox is not None
+    assert v.sandbox.memory_limit_bytes == default_memory_limit("cpu")
+    if v.sandbox.network_isolated:  # where the platform allows a network namespace
+        assert facts["network"].startswith("blocked") and facts["interfaces"] == ["lo"]
+
+
+def test_worker_env_drops_secrets(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-x")
+    monkeypatch.setenv("HF_TOKEN", "hf-x")
+    monkeypatch.setenv("PASSNET_HARMLESS", "1")
+    env = worker_env("cpu", "/tmp/private")
+    assert "OPENAI_API_KEY" not in env and "HF_TOKEN" not in env
+    assert env["PASSNET_HARMLESS"] == "1" and env["TMPDIR"] == "/tmp/private"
+    assert env["TRITON_INTERPRET"] == "1"
+
+
+def test_worker_enforces_the_policy_itself(tmp_path: Path) -> None:
+    """``run_worker`` bypasses the parent's fast policy check: the worker rejects on its own,
+    before importing the pass; with ``isolate_network=False`` nothing claims isolation."""
+    variant = bert_variant(tmp_path / "v")
+    request = WorkerRequest(
+        graph=variant.graph,
+        path=str(variant.path),
+        dtype=variant.dtype,
+        device="cpu",
+        seed=1,
+        recheck_seed=2,
+        candidate=CandidateSpec(kind="pass", pass_dir=str(EXPLOITS / "patch_compare")).model_dump(),
+        parameters=Parameters().model_dump(),
+    )
+    out = run_worker(request, timeout_s=120, isolate_network=False)
+    assert out["status"] == "rejected" and out["worker_seconds"] > 0
+    assert out["integrity"] and all(f["phase"] == "policy" for f in out["integrity"])
+    assert "monkey-patch" in out["error"]
+    assert out["sandbox"]["network_isolated"] is None
+    assert os.environ.get("TRITON_INTERPRET") in (None, "1")  # parent env untouched
