@@ -369,9 +369,14 @@ def run_variant(req: WorkerRequest) -> dict[str, Any]:
             result.reference.wall.median_us - ref_ev.median_us
         )
         if rt is not None and gap > max(50.0, 0.5 * result.candidate.wall.median_us):
-            rt.add("side-stream", f"end-to-end time exceeds event time by {gap:.0f} us more "
-                   "than the reference's: work escapes the timed stream")  # fmt: skip
-            return fail(Status.REJECTED, "")
+            # A warning, not a verdict: on the H200 a legit multi-output pass showed a 212 us
+            # gap once. The device-busy check after each checked call is the fatal defence.
+            rt.add(
+                "side-stream-gap",
+                f"end-to-end time exceeds event time by {gap:.0f} us more than the "
+                "reference's: work may escape the timed stream",
+                fatal=False,
+            )
     if "inductor" in timings:
         result.inductor_median_us = timings["inductor"].wall.median_us
         result.speedup_vs_inductor = result.inductor_median_us / result.candidate.wall.median_us
