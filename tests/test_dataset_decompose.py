@@ -1,0 +1,123 @@
+"""Decomposition of a real GraphNet graph the project never captured itself (done criterion).
+
+Every fusible subgraph's Inductor kernel count must match the prefix-analysis definition:
+op ``a`` opens a kernel (``K(a + 1) > K(a)``), the count does not grow up to ``b``
+(``K(b) = K(a + 1)``), the recorded count is ``K(b) - K(a)`` and the cut subgraph compiled on its
+own launches exactly that many kernels. Every produced variant must run.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+from conftest import BERT, MLP_IRIS
+from conftest import fixture_path as fx
+
+from passnet.dataset.decompose import (
+    GraphView,
+    KernelCounter,
+    eager_kernel_ops,
+    fusible_ranges,
+    ngram_counts,
+    single_op_ranges,
+    typical_ranges,
+)
+from passnet.dataset.hashing import structural_hash
+from passnet.dataset.kernels import count_in_code, count_kernels
+from passnet.dataset.variants import DTYPES, dtype_variant, map_range, shape_bucket
+from passnet.graph.sample import load_module, load_sample, materialize, run_sample
+from passnet.graph.subgraph import cut_subgraph
+
+
+@pytest.fixture(scope="module")
+def bert() -> tuple[GraphView, list, KernelCounter]:
+    view = GraphView(load_sample(fx(BERT)))
+    counter = KernelCounter(max_compiles=24)
+    ranges, _ = fusible_ranges(view, counter, window=12)
+    return view, ranges, counter
+
+
+def _kernels_of_sample(path: Path, codegen_only: bool = True) -> int:
+    sample = load_sample(path)
+    module = load_module(sample)
+    gm = torch.fx.symbolic_trace(module)
+    return count_kernels(gm, materialize(sample), codegen_only=codegen_only).total
+
+
+def test_fusible_kernel_counts_match_prefix_definition(bert, tmp_path: Path) -> None:
+    view, ranges, counter = bert
+    assert ranges, "prefix analysis found no fusible subgraph in BERT"
+    assert counter.compiles <= 24
+    fresh = KernelCounter(max_compiles=100)  # recompute the prefixes without the memo
+    for i, r in enumerate(ranges):
+        assert r.end - r.start >= 2 and eager_kernel_ops(r.ops) > r.kernels >= 1
+        s = r.window
+        k_a, k_a1, k_b = (fresh(view, s, e) for e in (r.start, r.start + 1, r.end))
+        assert k_a1 > k_a and k_b == k_a1 and k_b - k_a == r.kernels, r
+        cut = cut_subgraph(view.sample, r.start, r.end, tmp_path / f"fusible{i}")
+        assert cut.sources["start"] == r.start and cut.sources["end"] == r.end
+        assert _kernels_of_sample(cut.path) == r.kernels
+        assert structural_hash(cut) == view.range_hash(r.start, r.end)
+
+
+def test_codegen_only_count_equals_a_real_compile(bert, tmp_path: Path) -> None:
+    view, ranges, _ = bert
+    r = min(ranges, key=lambda r: r.end - r.start)
+    cut = cut_subgraph(view.sample, r.start, r.end, tmp_path / "real")
+    assert _kernels_of_sample(cut.path, codegen_only=False) == r.kernels
+
+
+def test_every_variant_runs(bert, tmp_path: Path) -> None:
+    view, ranges, _ = bert
+    for i, r in enumerate(ranges[:2]):
+        cut = cut_subgraph(view.sample, r.start, r.end, tmp_path / f"cut{i}")
+        for dtype in DTYPES[1:]:
+            variant = dtype_variant(cut, dtype, tmp_path / f"cut{i}_{dtype}")
+            outputs = run_sample(load_sample(variant.path), seed=5)
+            assert all(o.dtype == getattr(torch, dtype) for o in outputs if o.is_floating_point())
+        assert 0 <= shape_bucket(cut) <= 9
+
+
+def test_single_and_typical_subgraphs(bert, tmp_path: Path) -> None:
+    view, _, _ = bert
+    singles = single_op_ranges(view, limit=8)
+    assert len(singles) == 8
+    assert len({view.range_hash(r.start, r.end) for r in singles}) == 8
+    # BERT's two encoder layers repeat: their op sequences are "typical"
+    typical = typical_ranges(view, ngram_counts([view.ops]), limit=2)
+    assert typical and all(4 <= r.end - r.start <= 64 for r in typical)
+    r = typical[0]
+    cut = cut_subgraph(view.sample, r.start, r.end, tmp_path / "typical")
+    assert run_sample(cut)
+
+
+def test_tiny_graph_without_fusion(tmp_path: Path) -> None:
+    """mlp-iris (linear, relu, linear; a SymInt argument): no fusible range, only singles."""
+    view = GraphView(load_sample(fx(MLP_IRIS)))
+    ranges, truncated = fusible_ranges(view, KernelCounter(max_compiles=8))
+    assert ranges == [] and not truncated
+    singles = [r.ops[0].rsplit(".", 1)[-1] for r in single_op_ranges(view)]
+    assert singles == ["linear", "relu", "linear"]  # the two linears differ in shape
+
+
+def test_map_range_aligns_sibling_captures() -> None:
+    base = ["add", "getitem", "embedding", "add", "layer_norm"]
+    sibling = ["add", "expand", "getitem", "embedding", "add", "layer_norm"]
+    assert map_range(base, sibling, 2, 5) == (3, 6)
+    assert map_range(base, ["mul", "mul"], 2, 5) is None
+
+
+def test_count_in_code() -> None:
+    code = (
+        "class Runner:\n    def call(self, args):\n"
+        "        cpp_fused_add_0(buf0, arg0_1)\n"
+        "        extern_kernels.mm(buf0, arg1_1, out=buf1)\n"
+        "        buf2 = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu.default(a, b, c)\n"
+        "        triton_poi_fused_relu_1.run(buf1, 16, stream=stream0)\n"
+        "        buf3 = empty_strided_cpu((1, ), (1, ), torch.float32)\n"
+        "        return (buf3, )\n\nrunner = Runner(partitions=[])\n"
+    )
+    counts = count_in_code(code)
+    assert (counts.generated, counts.extern) == (2, 2)

@@ -1,0 +1,184 @@
+"""The whole pipeline on tiny models: build, import, decompose, tasks, export, resume, CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+import torch
+from conftest import MLP_IRIS
+from conftest import fixture_path as fx
+from typer.testing import CliRunner
+
+from passnet.cli import app
+from passnet.dataset import pipeline, zoo
+from passnet.dataset import tasks as T
+from passnet.dataset.catalog import Catalog
+from passnet.dataset.export import export_folders, export_parquet, select_tasks, stats
+from passnet.dataset.jobs import DecomposeConfig
+from passnet.dataset.task import load_task
+from passnet.graph.sample import load_sample, run_sample
+
+
+class _Net(torch.nn.Module):
+    """linear -> add + layer_norm + gelu * sigmoid (one fused kernel) -> linear."""
+
+    def __init__(self, dim: int = 32) -> None:
+        super().__init__()
+        self.fc1, self.fc2 = torch.nn.Linear(dim, dim), torch.nn.Linear(dim, dim)
+        self.norm = torch.nn.LayerNorm(dim)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = self.norm(self.fc1(x) + x)
+        return self.fc2(torch.nn.functional.gelu(h) * torch.sigmoid(h))
+
+
+class _RmsNet(torch.nn.Module):
+    def __init__(self, dim: int = 32) -> None:
+        super().__init__()
+        self.fc = torch.nn.Linear(dim, dim)
+        self.weight = torch.nn.Parameter(torch.ones(dim))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = self.fc(x)
+        h = h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + 1e-6) * self.weight
+        return self.fc(torch.nn.functional.gelu(h) * torch.sigmoid(h))  # typical: shared with _Net
+
+
+SHAPES = (zoo.Shape(1, 8), zoo.Shape(4, 64))  # 256 vs 8192 activations: buckets 2 and 3
+
+
+def _entry(name: str, family: str, cls: type) -> zoo.ZooModel:
+    def build(shape: zoo.Shape) -> torch.nn.Module:
+        torch.manual_seed(0)
+        return cls().eval()
+
+    def inputs(model: torch.nn.Module, shape: zoo.Shape) -> tuple:
+        return (torch.randn(shape.batch, shape.size, 32),)
+
+    return zoo.ZooModel(name, "torch", family, "nlp", build, inputs, SHAPES)
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory) -> Path:
+    models = [_entry("test/net-a", "net", _Net), _entry("test/net-b", "net", _Net),
+              _entry("test/rms", "rms", _RmsNet)]  # fmt: skip
+    patch = pytest.MonkeyPatch()
+    patch.setattr(zoo, "ZOO", {**zoo.ZOO, **{m.name: m for m in models}})
+    root = tmp_path_factory.mktemp("dataset")
+    report = pipeline.build(root, models, workers=1)
+    assert report.by_status == {"ok": 6}, report.failures
+    assert report.extra["graphs_per_hour"] > 0 and report.extra["peak_memory"]["parent_mb"] > 0
+    broken = tmp_path_factory.mktemp("broken") / "bad"
+    broken.mkdir()
+    (broken / "model.py").write_text("import torch\nclass GraphModule(torch.nn.Module):\n"
+                                     "    def forward(self, x):\n        return x.nonexistent()\n")  # fmt: skip
+    (broken / "weight_meta.py").write_text(
+        'class Program_weight_tensor_meta_x:\n    name = "x"\n    shape = [2]\n'
+        '    dtype = "torch.float32"\n    device = "cpu"\n    mean = 0.0\n    std = 1.0\n    data = None\n'
+    )
+    report = pipeline.import_graphs(root, [fx(MLP_IRIS), broken.parent])
+    assert report.by_status == {"ok": 1, "failed": 1}
+    assert "fails validation" in report.failures[0]
+    cfg = DecomposeConfig(max_compiles=10, single_limit=4, typical_limit=2)
+    report = pipeline.decompose(root, cfg, workers=1)
+    assert report.by_status == {"ok": 6}, report.failures  # 3 base graphs x (main, typical)
+    yield root
+    patch.undo()
+
+
+def test_dedup_and_subgraph_counts(dataset: Path) -> None:
+    with Catalog(dataset) as cat:
+        s = stats(cat)
+    # net-a and net-b are the same graph from two "libraries": 7 instances, 5 unique graphs
+    assert s["graphs"] == {"instances": 7, "unique": 5, "dedup_ratio": 1.4}
+    assert s["subgraphs"]["fusible"]["unique"] >= 2
+    assert s["subgraphs"]["single"]["unique"] >= 4 and "typical" in s["subgraphs"]
+    assert s["variants"]["ok:float16"] > 0 and s["variants"]["ok:bfloat16"] > 0
+    assert {"2", "3"} <= set(s["variant_buckets"])
+
+
+def test_tasks_split_and_export(dataset: Path, tmp_path: Path) -> None:
+    with Catalog(dataset) as cat:
+        specs = T.group_tasks(cat, ("fusible", "single"), max_per_cell=1)
+        T.save_tasks(cat, specs)
+        for scheme in T.SCHEMES:
+            T.split_tasks(cat, eval_fraction=0.5, by=scheme)
+            T.check_no_leakage(cat, scheme)
+        fusible = [t for t in specs if t.kind == "fusible"]
+        full = [t for t in fusible if len({(v["bucket"], v["dtype"]) for v in t.variants}) == 6]
+        assert full, [(t.name, [(v["bucket"], v["dtype"]) for v in t.variants]) for t in fusible]
+        rows = select_tasks(cat, kind="fusible")
+        out = export_folders(cat, rows, tmp_path / "suite")
+        parquet = export_parquet(cat, rows, tmp_path / "tasks.parquet")
+    suite = json.loads((out / "suite.json").read_text())
+    assert len(suite["tasks"]) == len(fusible)
+    for entry in suite["tasks"]:
+        task = load_task(out / entry["name"])
+        assert (task.pass_dir).is_dir() and len(task.variants) == len(entry["variants"])
+        for variant in task.variants:
+            sample = load_sample(variant.path)
+            assert run_sample(sample)
+            assert "@b" in sample.sources["parent"] and len(sample.sources["parent_hash"]) == 64
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(parquet)
+    assert table.num_rows == sum(len(e["variants"]) for e in suite["tasks"])
+    assert "class GraphModule" in table.column("model_py")[0].as_py()
+
+
+def test_rerun_recomputes_nothing(dataset: Path) -> None:
+    with Catalog(dataset) as cat:
+        n_samples = cat.scalar("SELECT COUNT(*) FROM samples")
+        n_kernels = cat.scalar("SELECT COUNT(*) FROM kernel_cache")
+        # an interrupted decomposition: its row is gone, its compiles are cached
+        cat.db.execute("DELETE FROM decompositions WHERE stage = 'main' AND graph = "
+                       "(SELECT graph FROM captures WHERE model = 'test/rms' ORDER BY shape LIMIT 1)")  # fmt: skip
+    models = [zoo.ZOO[n] for n in ("test/net-a", "test/net-b", "test/rms")]
+    again = pipeline.build(dataset, models, workers=1)
+    assert again.by_status == {} and again.skipped_done == 6
+    report = pipeline.decompose(
+        dataset, DecomposeConfig(max_compiles=10, single_limit=4, typical_limit=2)
+    )
+    assert report.by_status == {"ok": 1} and report.skipped_done == 5
+    with Catalog(dataset) as cat:
+        row = cat.one(
+            "SELECT compiles FROM decompositions WHERE compiles IS NOT NULL ORDER BY rowid DESC"
+        )
+        assert row["compiles"] == 0  # every prefix came from the kernel cache
+        assert cat.scalar("SELECT COUNT(*) FROM samples") == n_samples
+        assert cat.scalar("SELECT COUNT(*) FROM kernel_cache") == n_kernels
+
+
+def test_run_jobs_in_parallel() -> None:
+    jobs = [("a/x",), ("b/y",), ("c/z",)]
+    results = dict(pipeline.run_jobs(os.path.basename, jobs, workers=2, label="test"))
+    assert results == {("a/x",): "x", ("b/y",): "y", ("c/z",): "z"}
+
+
+def test_cli_errors_are_clear(tmp_path: Path) -> None:
+    runner = CliRunner()
+    result = runner.invoke(app, ["dataset", "build", "bertt", "--root", str(tmp_path)])
+    assert result.exit_code == 2 and "unknown model 'bertt'" in result.output
+    result = runner.invoke(
+        app, ["dataset", "import", str(tmp_path / "nope"), "--root", str(tmp_path)]
+    )
+    assert result.exit_code == 2 and "not a readable folder" in result.output
+    result = runner.invoke(app, ["dataset", "stats", "--root", str(tmp_path / "empty")])
+    assert result.exit_code == 2 and "not a dataset root" in result.output
+    result = runner.invoke(app, ["dataset", "build", "--list", "--library", "transformers"])
+    assert result.exit_code == 0 and "transformers/bert " in result.output
+    assert "torchvision" not in result.output
+
+
+def test_cli_stats_and_export(dataset: Path, tmp_path: Path) -> None:
+    runner = CliRunner()
+    result = runner.invoke(app, ["dataset", "stats", "--root", str(dataset), "--json"])
+    assert result.exit_code == 0 and json.loads(result.output)["graphs"]["unique"] == 5
+    out = tmp_path / "t.parquet"
+    result = runner.invoke(
+        app, ["dataset", "export", str(out), "--root", str(dataset), "--kind", "single"]
+    )
+    assert result.exit_code == 0 and out.is_file(), result.output
