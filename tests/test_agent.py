@@ -347,10 +347,18 @@ def test_concurrent_attempts_share_one_device(tmp_path: Path, monkeypatch) -> No
     active = {"llm": 0, "eval": 0}
     peak = {"llm": 0, "eval": 0}
 
+    overlapped = threading.Event()
+
     def track(kind: str, seconds: float) -> None:
         with lock:
             active[kind] += 1
             peak[kind] = max(peak[kind], active[kind])
+            if kind == "llm" and active[kind] >= 2:
+                overlapped.set()
+        if kind == "llm":
+            # Wait (bounded) for a second call to arrive: concurrent attempts make one arrive
+            # at once; serialised calls never would. Deterministic on a loaded machine.
+            overlapped.wait(timeout=10)
         time.sleep(seconds)
         with lock:
             active[kind] -= 1
