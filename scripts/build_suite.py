@@ -137,6 +137,7 @@ def measure(args: argparse.Namespace) -> None:
                 for v in r.variants
             ],  # fmt: skip
             "environment": r.environment.model_dump(),
+            "omp_num_threads": os.environ.get("OMP_NUM_THREADS"),
         }
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(results, indent=1) + "\n")
@@ -172,8 +173,11 @@ def main() -> None:
     parser.add_argument("--measure", action="store_true", help="measure the exported suite instead")
     parser.add_argument("--device", default="cpu", help="device for --measure")
     parser.add_argument("--json", default="suite-measurements.json", help="--measure results")
+    parser.add_argument("--threads", type=int, help="OMP_NUM_THREADS of the measuring workers")
     args = parser.parse_args()
     os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", "/tmp/passnet-inductor-cache")
+    if args.threads:  # inherited by the evaluator's worker processes
+        os.environ["OMP_NUM_THREADS"] = str(args.threads)
     measure(args) if args.measure else build(args)
 
 

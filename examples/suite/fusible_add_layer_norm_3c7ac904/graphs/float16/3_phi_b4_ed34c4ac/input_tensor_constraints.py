@@ -1,0 +1,13 @@
+dynamic_dim_constraint_symbols = []
+
+dynamic_dim_constraint_symbol2example_value = {}
+
+dynamic_dim_constraint_relations = []
+
+dynamic_dim_constraint_input_shapes = [
+    ([128], "L_self_modules_layers_modules_1_modules_input_layernorm_parameters_weight_"),
+    ([128], "L_self_modules_layers_modules_1_modules_input_layernorm_parameters_bias_"),
+    ([4, 128, 128], "dropout"),
+    ([4, 128, 128], "dropout_1"),
+    ([4, 128, 128], "dropout_2"),
+]

@@ -1,0 +1,10 @@
+dynamic_dim_constraint_symbols = []
+
+dynamic_dim_constraint_symbol2example_value = {}
+
+dynamic_dim_constraint_relations = []
+
+dynamic_dim_constraint_input_shapes = [
+    ([4, 2, 128, 32], "getitem_9"),
+    ([1, 1, 128, 32], "unsqueeze_1"),
+]

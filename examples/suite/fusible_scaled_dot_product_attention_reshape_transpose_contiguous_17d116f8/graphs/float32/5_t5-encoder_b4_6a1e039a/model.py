@@ -1,0 +1,12 @@
+import torch
+
+
+class GraphModule(torch.nn.Module):
+    def forward(self, transpose: torch.Tensor, transpose_1: torch.Tensor, transpose_2: torch.Tensor, contiguous: torch.Tensor):
+        scaled_dot_product_attention = torch._C._nn.scaled_dot_product_attention(transpose, transpose_1, transpose_2, attn_mask = contiguous, dropout_p = 0.0, scale = 1.0, is_causal = False);  transpose = transpose_1 = transpose_2 = contiguous = None
+        reshape = scaled_dot_product_attention.reshape(4, -1, 128, 64);  scaled_dot_product_attention = None
+        transpose_3 = reshape.transpose(1, 2);  reshape = None
+        contiguous_1 = transpose_3.contiguous();  transpose_3 = None
+        reshape_1 = contiguous_1.reshape(4, 128, -1);  contiguous_1 = None
+        contiguous_2 = reshape_1.contiguous();  reshape_1 = None
+        return (contiguous_2,)

@@ -1,0 +1,11 @@
+dynamic_dim_constraint_symbols = []
+
+dynamic_dim_constraint_symbol2example_value = {}
+
+dynamic_dim_constraint_relations = []
+
+dynamic_dim_constraint_input_shapes = [
+    ([1, 1, 64, 16], "transpose_1"),
+    ([1, 1, 1, 16], "transpose_4"),
+    ([1, 1, 1, 16], "transpose_5"),
+]
