@@ -121,3 +121,20 @@ def test_count_in_code() -> None:
     )
     counts = count_in_code(code)
     assert (counts.generated, counts.extern) == (2, 2)
+
+
+@pytest.mark.gpu
+def test_prefix_analysis_on_cuda(tmp_path: Path) -> None:
+    """The same definition with Triton kernels: prefix deltas, standalone and real compiles agree."""
+    if not torch.cuda.is_available():
+        pytest.skip("needs a CUDA GPU")
+    view = GraphView(load_sample(fx(BERT)))
+    counter = KernelCounter(device="cuda", max_compiles=24)
+    ranges, _ = fusible_ranges(view, counter, window=12)
+    assert ranges
+    for i, r in enumerate(ranges[:3]):
+        gm, inputs = view.module(r.start, r.end)
+        real = count_kernels(gm, inputs, device="cuda", codegen_only=False).total
+        assert real == r.kernels == counter(view, r.start, r.end, check=True)
+        cut = cut_subgraph(view.sample, r.start, r.end, tmp_path / f"cuda{i}")
+        assert run_sample(cut, device="cuda")

@@ -166,6 +166,21 @@ def test_cli_errors_are_clear(tmp_path: Path) -> None:
         app, ["dataset", "import", str(tmp_path / "nope"), "--root", str(tmp_path)]
     )
     assert result.exit_code == 2 and "not a readable folder" in result.output
+    bad = tmp_path / "graphs" / "bad"
+    bad.mkdir(parents=True)
+    (bad / "model.py").write_text("import torch\nclass GraphModule(torch.nn.Module):\n"
+                                  "    def forward(self, x):\n        return x.nonexistent()\n")  # fmt: skip
+    (bad / "weight_meta.py").write_text(
+        'class Program_weight_tensor_meta_x:\n    name = "x"\n    shape = [2]\n    dtype = "torch.float32"\n'
+    )
+    result = runner.invoke(
+        app, ["dataset", "import", str(bad.parent), "--root", str(tmp_path / "ds")]
+    )
+    assert (
+        result.exit_code == 1
+        and "fails validation" in result.output
+        and "nonexistent" in result.output
+    )
     result = runner.invoke(app, ["dataset", "stats", "--root", str(tmp_path / "empty")])
     assert result.exit_code == 2 and "not a dataset root" in result.output
     result = runner.invoke(app, ["dataset", "build", "--list", "--library", "transformers"])

@@ -106,6 +106,8 @@ def import_cmd(
     except _user_errors() as e:
         _fail(str(e))
     _report(report)
+    if report.failures:  # the valid graphs are in; the exit code says some were not
+        raise typer.Exit(code=1)
 
 
 @dataset_app.command("decompose")

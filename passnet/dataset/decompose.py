@@ -143,7 +143,7 @@ class KernelCounter:
         """Kernels of ``[start, end)``; a prefix (not a ``check``) counts against the cap."""
         if end <= start:
             return 0
-        key = f"{self.device}:{view.range_hash(start, end)}"
+        key = f"{self.device}:torch-{torch.__version__}:{view.range_hash(start, end)}"
         if key in self.cache:
             return self.cache[key]
         if not check:

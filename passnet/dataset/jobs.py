@@ -8,6 +8,7 @@ returns the reason instead of raising.
 
 from __future__ import annotations
 
+import json
 import os
 import resource
 import shutil
@@ -242,8 +243,6 @@ def _materialise(job: _Job, r: Range) -> None:
 
 
 def _subgraph_row(job: _Job, r: Range, digest: str, pattern: str | None) -> dict:
-    import json
-
     return {"hash": digest, "kind": r.kind, "model": job.model, "family": job.family,
             "parent": job.parent_hash, "start": r.start, "end": r.end, "kernels": r.kernels,
             "pattern": pattern, "ops": json.dumps(list(r.ops))}  # fmt: skip

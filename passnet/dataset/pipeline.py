@@ -153,11 +153,12 @@ def build(
         report.seconds = time.perf_counter() - t0
         ok = report.by_status.get("ok", 0)
         report.extra = {
-            "graphs_per_hour": round(ok / report.seconds * 3600, 1) if report.seconds else None,
+            "graphs_per_hour": round(ok / report.seconds * 3600, 1) if ok else None,
             "workers": workers,
             "peak_memory": peak_memory_mb(),
         }
-        cat.set_meta("last_build", json.dumps(asdict(report)))
+        if report.done:
+            cat.set_meta("last_build", json.dumps(asdict(report)))
     return report
 
 
@@ -310,7 +311,8 @@ def decompose(
                     report.failures.append(f"{job[2]} ({stage}): {result.get('reason')}")
         report.seconds = time.perf_counter() - t0
         report.extra = {"peak_memory": peak_memory_mb()}
-        cat.set_meta("last_decompose", json.dumps(asdict(report)))
+        if report.done:
+            cat.set_meta("last_decompose", json.dumps(asdict(report)))
     return report
 
 
