@@ -23,6 +23,7 @@ from passnet.dataset.task import write_task
 from passnet.evaluation.evaluator import (
     default_memory_limit,
     evaluate_task,
+    is_trusted,
     run_worker,
     worker_env,
 )
@@ -135,6 +136,26 @@ def test_worker_env_drops_secrets(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "OPENAI_API_KEY" not in env and "HF_TOKEN" not in env
     assert env["PASSNET_HARMLESS"] == "1" and env["TMPDIR"] == "/tmp/private"
     assert env["TRITON_INTERPRET"] == "1"
+
+
+def test_only_baseline_workers_share_the_compile_cache(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Eager/Inductor workers reuse one Inductor cache; a worker running a pass never sees it
+    (nor a cache dir inherited from the parent), so it cannot plant what a baseline loads."""
+    monkeypatch.setenv("PASSNET_COMPILE_CACHE", str(tmp_path / "cc"))
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", "/tmp/inherited")
+    trusted = worker_env("cpu", "/tmp/private", trusted=True)
+    assert trusted["TORCHINDUCTOR_CACHE_DIR"] == str(tmp_path / "cc" / "inductor")
+    assert trusted["TRITON_CACHE_DIR"] == str(tmp_path / "cc" / "triton")
+    untrusted = worker_env("cpu", "/tmp/private")
+    assert "TORCHINDUCTOR_CACHE_DIR" not in untrusted and "TRITON_CACHE_DIR" not in untrusted
+    monkeypatch.setenv("PASSNET_COMPILE_CACHE", "off")
+    assert "TORCHINDUCTOR_CACHE_DIR" not in worker_env("cpu", "/tmp/private", trusted=True)
+    base = dict(graph="g", path="p", dtype="float32", device="cpu", seed=1, recheck_seed=2,
+                parameters={})  # fmt: skip
+    assert is_trusted(WorkerRequest(candidate={"kind": "inductor"}, **base))
+    assert not is_trusted(WorkerRequest(candidate={"kind": "pass", "pass_dir": "x"}, **base))
 
 
 def test_worker_enforces_the_policy_itself(tmp_path: Path) -> None:

@@ -49,6 +49,8 @@ def test_leaderboard_numbers(tmp_path):
     assert r["pass"]["vs_inductor_sources"] == [rid]
     assert (r["pass"]["done"], r["pass"]["planned"], r["pass"]["n_tasks"]) == (3, 3, 2)
     assert set(r["pass"]["task_AS"]) == {"task_a", "task_b"}
+    assert r["pass"]["task_gmean_vs_eager"] == pytest.approx({"task_a": 2.0, "task_b": 2.0})
+    assert r["inductor"]["task_gmean_vs_eager"] == pytest.approx({"task_a": 0.5, "task_b": 0.5})
 
 
 def test_vs_inductor_from_another_runs_baseline(tmp_path):
@@ -117,7 +119,8 @@ def test_report_cli_compares_runs_side_by_side(tmp_path):
         app, ["report", a, b[:10], "--store", str(db), "--out", str(out)], terminal_width=200
     )
     assert res.exit_code == 0, res.output
-    assert a in res.output and b in res.output and "AS per task" in res.output
+    assert a in res.output and b in res.output and "per task: AS" in res.output
+    assert "2.0000 (2.000x)" in res.output or "0.5000 (0.500x)" in res.output
     data = json.loads((out / "leaderboard.json").read_text())
     assert [r["run_id"] for r in data["rows"]] == [a, a, b, b]
     missing = CliRunner().invoke(app, ["report", "nope", "--store", str(db)])

@@ -73,6 +73,24 @@ def test_suite_discovery_filter_and_limit(suite):
     assert load_suite(suite / "task_a").tasks[0].task_id == s.tasks[0].task_id
 
 
+def test_default_suite_and_dtype_filter():
+    """The bundled suite is the default; --dtype keeps one dtype's variants of every task."""
+    full = load_suite()
+    assert len(full.tasks) == 30 and full.n_variants == 195
+    f32 = load_suite(dtypes=("torch.float32",))
+    assert [t.name for t in f32.tasks] == [t.name for t in full.tasks]
+    assert {v.variant.dtype for t in f32.tasks for v in t.variants} == {"float32"}
+    assert f32.n_variants == sum(
+        v.variant.dtype == "float32" for t in full.tasks for v in t.variants
+    )
+    # a variant keeps its id (cached baselines are shared); the task, now smaller, does not
+    assert f32.tasks[0].variants[0].variant_id in {v.variant_id for v in full.tasks[0].variants}
+    assert f32.tasks[0].task_id != full.tasks[0].task_id
+    assert len(load_suite(dtypes=("bfloat16",), limit=2).tasks) == 2
+    with pytest.raises(SuiteError, match="dtype float64"):
+        load_suite(dtypes=("float64",))
+
+
 def test_device_slots():
     assert device_slots("cpu") == ["cpu"]
     assert device_slots("cpu", 3) == ["cpu"] * 3

@@ -49,10 +49,33 @@ _SECRET = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL|AUTH", re.IGNORECASE
 _LOG_TAIL = 1500
 
 
-def worker_env(device: str, tmpdir: str) -> dict[str, str]:
-    """The environment a worker sees: no secrets, a private TMPDIR, the interpreter on CPU."""
+def compile_cache_dir() -> Path | None:
+    """Inductor/Triton cache shared by baseline workers; None when ``PASSNET_COMPILE_CACHE``
+    is ``off``. Without it every worker's private TMPDIR holds a cold cache, and each Inductor
+    variant on CPU rebuilds the precompiled C++ header (most of its 30 s)."""
+    setting = os.environ.get("PASSNET_COMPILE_CACHE", "")
+    if setting.lower() in ("off", "0", "no", "false"):
+        return None
+    if setting:
+        return Path(setting)
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return base / "passnet" / "compile"
+
+
+def worker_env(device: str, tmpdir: str, trusted: bool = False) -> dict[str, str]:
+    """The environment a worker sees: no secrets, a private TMPDIR, the interpreter on CPU.
+
+    ``trusted`` workers (eager and Inductor baselines: no pass code runs in them) share the
+    compile cache of ``compile_cache_dir()``; a worker that runs a pass keeps a private one,
+    so a pass can never plant artefacts a baseline would load."""
     env = {k: v for k, v in os.environ.items() if not _SECRET.search(k)}
     env["TMPDIR"] = tmpdir
+    for name in ("TORCHINDUCTOR_CACHE_DIR", "TRITON_CACHE_DIR"):
+        env.pop(name, None)
+    shared = compile_cache_dir() if trusted else None
+    if shared is not None:
+        env["TORCHINDUCTOR_CACHE_DIR"] = str(shared / "inductor")
+        env["TRITON_CACHE_DIR"] = str(shared / "triton")
     env["PYTHONUNBUFFERED"] = "1"
     root = str(Path(passnet.__file__).resolve().parents[1])
     env["PYTHONPATH"] = os.pathsep.join(
@@ -131,6 +154,11 @@ def _netns() -> str:
         return ""
 
 
+def is_trusted(request: WorkerRequest) -> bool:
+    """Only harness code runs in the worker: a baseline candidate (no pass folder)."""
+    return request.candidate.get("kind") in ("eager", "inductor")
+
+
 def run_worker(
     request: WorkerRequest,
     timeout_s: float,
@@ -163,7 +191,7 @@ def run_worker(
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 cwd=tmpdir,
-                env=worker_env(request.device, tmpdir),
+                env=worker_env(request.device, tmpdir, trusted=is_trusted(request)),
                 pass_fds=(write_fd,),
                 start_new_session=True,
                 preexec_fn=_sandbox_child(memory_limit, request.device, isolate_network),

@@ -12,9 +12,9 @@ from passnet.reports.leaderboard import (
     DEFINITIONS,
     VS_INDUCTOR_METHOD,
     Leaderboard,
-    fmt,
     table_header,
     table_rows,
+    task_cell,
 )
 
 _CSS = """
@@ -71,7 +71,7 @@ def _runs_table(board: Leaderboard) -> str:
 def _per_task(board: Leaderboard) -> str:
     multi = len(board.runs) > 1
     header = ["task"] + [f"{r.run_id}: {r.name}" if multi else r.name for r in board.rows]
-    rows = [[t] + [fmt(r.task_as.get(t)) for r in board.rows] for t in board.tasks()]
+    rows = [[t] + [task_cell(r, t) for r in board.rows] for t in board.tasks()]
     return _table(header, rows)
 
 
@@ -96,7 +96,7 @@ def write_html(board: Leaderboard, path: Path, plots: dict[str, Path]) -> Path:
 <h2>Runs</h2>{_runs_table(board)}
 <h2>Leaderboard</h2>{_table(table_header(board), table_rows(board))}
 <p class="note">Speedup vs Inductor: {html.escape(VS_INDUCTOR_METHOD)}.</p>
-<h2>AS per task</h2>{_per_task(board)}
+<h2>Per task: AS (G-mean speedup vs eager of correct variants)</h2>{_per_task(board)}
 <h2>Plots</h2><div class="plots">{images}</div>
 <h2>Definitions</h2><ul>{defs}</ul>
 <script type="application/json" id="leaderboard">{_json(board)}</script>

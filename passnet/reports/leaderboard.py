@@ -23,7 +23,7 @@ from passnet.evaluation.candidates import parse_candidate
 from passnet.evaluation.results import Status, VariantResult
 from passnet.runner.store import Store
 from passnet.runner.suite import candidate_id
-from passnet.scores.metrics import suite_scores
+from passnet.scores.metrics import gmean, suite_scores
 
 LEADERBOARD_SCHEMA = "passnet-leaderboard/1"
 
@@ -70,6 +70,7 @@ class Row:
     statuses: dict[str, int]
     scores: dict | None
     task_as: dict[str, float] = field(default_factory=dict)
+    task_speedup: dict[str, float | None] = field(default_factory=dict)
     speedups: list[float] = field(default_factory=list)
     speedups_vs_inductor: list[float] = field(default_factory=list)
     vs_inductor_sources: list[str] = field(default_factory=list)
@@ -103,6 +104,7 @@ class Row:
             "n_subgraphs": s.get("n_subgraphs", 0),
             "ES": {str(t): v for t, v in s.get("pooled_ES", {}).items()},
             "task_AS": self.task_as,
+            "task_gmean_vs_eager": self.task_speedup,
             "b": s.get("b"),
             "p": s.get("p"),
         }
@@ -203,7 +205,17 @@ def _row(
     if tasks:
         row.scores = suite_scores(list(tasks.values()), b=b, p=p)
         row.task_as = dict(zip(tasks, row.scores["task_AS"], strict=True))
+        for name, vs in tasks.items():
+            ok = [v.speedup for v in vs if v.status is Status.OK and v.speedup]
+            row.task_speedup[name] = gmean(ok) if ok else None
     return row
+
+
+def task_cell(row: Row, task: str) -> str:
+    """A per-task cell: AS and the G-mean speedup vs eager of its correct variants."""
+    if task not in row.task_as:
+        return "-"
+    return f"{fmt(row.task_as[task])} ({fmt(row.task_speedup.get(task), 'x')})"
 
 
 def build_leaderboard(
@@ -286,14 +298,14 @@ def print_leaderboard(board: Leaderboard, console: object) -> None:
     console.print(table)  # type: ignore[attr-defined]
     tasks = board.tasks()
     if len(tasks) > 1 or len(board.runs) > 1:
-        per = Table(title="AS per task", expand=False)
+        per = Table(title="per task: AS (G-mean speedup vs eager of correct variants)")
         per.add_column("task")
         for r in board.rows:
             per.add_column(
                 f"{r.run_id}\n{r.name}" if len(board.runs) > 1 else r.name, justify="right"
             )
         for t in tasks:
-            per.add_row(t, *[fmt(r.task_as.get(t)) for r in board.rows])
+            per.add_row(t, *[task_cell(r, t) for r in board.rows])
         console.print(per)  # type: ignore[attr-defined]
     console.print(  # type: ignore[attr-defined]
         "[dim]AS: pooled over all subgraphs (headline); task AS: mean of per-task AS; "

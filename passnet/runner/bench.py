@@ -136,6 +136,7 @@ class BenchConfig:
     parameters: Parameters = field(default_factory=Parameters)
     filters: tuple[str, ...] = ()
     limit: int | None = None
+    dtypes: tuple[str, ...] = ()
     run: str | None = None
     use_cache: bool = True
 
@@ -200,7 +201,7 @@ def run_config(suite: Suite, cands: list[Candidate], env: Environment, p: Parame
 
 def plan_run(config: BenchConfig, store: Store, env: Environment) -> Plan:
     """Load the suite, register everything in the store and open (or reopen) the run."""
-    suite = load_suite(config.suite, config.filters, config.limit)
+    suite = load_suite(config.suite, config.filters, config.limit, config.dtypes)
     cands = resolve_candidates(config.candidates)
     params = config.parameters
     cfg = run_config(suite, cands, env, params)

@@ -105,6 +105,10 @@ def bench_cmd(
         typer.Option("--filter", "-k", help="only tasks whose name matches a glob (repeatable)"),
     ] = None,
     limit: Annotated[int | None, typer.Option(help="only the first N tasks (sorted)")] = None,
+    dtype: Annotated[
+        list[str] | None,
+        typer.Option(help="only variants of this dtype, e.g. float32 (repeatable)"),
+    ] = None,
     no_cache: Annotated[
         bool, typer.Option("--no-cache", help="re-measure baselines even if cached")
     ] = False,
@@ -154,6 +158,7 @@ def bench_cmd(
         parameters=params,
         filters=_split(filter_),
         limit=limit,
+        dtypes=_split(dtype),
         run=run,
         use_cache=not no_cache,
     )

@@ -18,9 +18,9 @@ import passnet
 from passnet.dataset.task import GRAPH_LIST, Task, TaskError, Variant, load_task
 from passnet.evaluation.results import CandidateSpec
 
-DEFAULT_SUITE = "examples/tasks"
+DEFAULT_SUITE = "examples/suite"
 """The suite ``passnet bench`` runs when none is given (relative to the working directory,
-else to the repository root). Switch to ``examples/suite`` once the bundled suite lands."""
+else to the repository root): 30 fusible tasks built by the dataset pipeline."""
 
 GRAPH_FILES = ("model.py", "weight_meta.py", "input_meta.py")
 """The files that define a variant's computation and inputs (its content hash)."""
@@ -149,11 +149,16 @@ def _task_folders(root: Path) -> list[Path]:
     return [p for p in subs if _is_task_folder(p) or any(p.rglob("model.py"))]
 
 
-def _suite_task(task: Task) -> SuiteTask:
+def _suite_task(task: Task, dtypes: tuple[str, ...] = ()) -> SuiteTask | None:
+    """The task with its variants of ``dtypes`` (all when empty); None when none is left."""
     variants = []
     for v in task.variants:
+        if dtypes and v.dtype not in dtypes:
+            continue
         content = variant_content_hash(v)
         variants.append((digest(task.name, v.graph, content), content, v))
+    if not variants:
+        return None
     task_id = digest(task.name, *[vid for vid, _, _ in variants])
     return SuiteTask(
         task_id=task_id,
@@ -166,9 +171,12 @@ def load_suite(
     path: Path | str | None = None,
     filters: tuple[str, ...] = (),
     limit: int | None = None,
+    dtypes: tuple[str, ...] = (),
 ) -> Suite:
     """Every task of a suite folder, optionally filtered (fnmatch on task or folder name,
-    any pattern matching keeps the task) and cut to the first ``limit`` tasks (sorted)."""
+    any pattern matching keeps the task), cut to the variants of ``dtypes`` (tasks left with
+    none are dropped) and to the first ``limit`` tasks (sorted)."""
+    dtypes = tuple(d.removeprefix("torch.") for d in dtypes)
     root = resolve_suite_path(path)
     if not root.is_dir():
         raise SuiteError(f"{root}: no such suite folder")
@@ -187,11 +195,16 @@ def load_suite(
             if not any(fnmatch.fnmatchcase(name, pat) for pat in filters):
                 continue
         try:
-            tasks.append(_suite_task(load_task(folder)))
+            task = _suite_task(load_task(folder), dtypes)
         except TaskError as exc:
             raise SuiteError(str(exc)) from exc
+        if task is not None:
+            tasks.append(task)
         if limit is not None and len(tasks) >= limit:
             break
     if not tasks:
-        raise SuiteError(f"{root}: no task matches filter {', '.join(filters) or '(none)'}")
+        wanted = ", ".join(filters) or "(none)"
+        if dtypes:
+            wanted += f" with variants of dtype {', '.join(dtypes)}"
+        raise SuiteError(f"{root}: no task matches filter {wanted}")
     return Suite(path=root, tasks=tuple(tasks))

@@ -102,7 +102,7 @@ def _nonempty(outcomes: Iterable[Outcome]) -> list[Outcome]:
     return items
 
 
-def _gmean(values: Sequence[float]) -> float:
+def gmean(values: Sequence[float]) -> float:
     """Geometric mean in log space (stable for long lists of very small/large factors)."""
     return math.exp(math.fsum(math.log(x) for x in values) / len(values))
 
@@ -120,7 +120,7 @@ def rectified_speedup(o: Outcome, t: int, b: float, p: float, relief: bool) -> f
 def _score(outcomes: Iterable[Outcome], t: int, b: float, p: float, relief: bool) -> float:
     items = _nonempty(outcomes)
     _check_params(b, p)
-    return _gmean([rectified_speedup(o, t, b, p, relief) for o in items])
+    return gmean([rectified_speedup(o, t, b, p, relief) for o in items])
 
 
 def s_t(outcomes: Iterable[Outcome], t: int, b: float = 0.1, p: float = 0.0) -> float:
@@ -164,8 +164,8 @@ def _closed_form(outcomes: Iterable[Outcome], t: int, b: float, p: float, relief
     failed = [_error_class(o) for o in items if not _is_correct(o, t)]
     lam = len(correct) / n
     eta = len(below) / len(correct) if correct else 0.0
-    alpha = _gmean(correct) if correct else 1.0
-    beta = _gmean(below) if below else 1.0
+    alpha = gmean(correct) if correct else 1.0
+    beta = gmean(below) if below else 1.0
     if relief and t > 0 and failed:
         # pi_c = share of class c among failures; gamma_t = b^(sum_c pi_c * 1[t < thr_c]).
         exponent = math.fsum(
@@ -203,7 +203,7 @@ def correct_rate(outcomes: Iterable[Outcome], t: int = 1) -> float:
 def gmean_speedup_correct(outcomes: Iterable[Outcome], t: int = 1) -> float | None:
     """Geometric mean speedup over the subgraphs correct at t; None if none is correct."""
     speedups = [_check_speedup(o) for o in _nonempty(outcomes) if _is_correct(o, t)]
-    return _gmean(speedups) if speedups else None
+    return gmean(speedups) if speedups else None
 
 
 def _gmean_vs_inductor(
@@ -214,7 +214,7 @@ def _gmean_vs_inductor(
         for v, o in zip(variants, outcomes, strict=True)
         if _is_correct(o, 1) and v.speedup_vs_inductor is not None and v.speedup_vs_inductor > 0
     ]
-    return _gmean(values) if values else None
+    return gmean(values) if values else None
 
 
 def compute_scores(variants: list[VariantResult], b: float = 0.1, p: float = 0.0) -> Scores:
