@@ -111,10 +111,10 @@ def eval_cmd(
     b: Annotated[float, typer.Option(help="score of a failed subgraph (SPEC: 0.1)")] = 0.1,
     p: Annotated[float, typer.Option(help="slowdown penalty exponent (SPEC: 0)")] = 0.0,
     warmup: Annotated[
-        int | None, typer.Option(help="untimed calls per side [GPU 25, CPU 2]")
+        int | None, typer.Option(help="untimed calls per side [GPU 25, CPU 10]")
     ] = None,
     trials: Annotated[
-        int | None, typer.Option(help="timed calls per side [GPU 100, CPU 10]")
+        int | None, typer.Option(help="timed calls per side [GPU 100, CPU 40]")
     ] = None,
     rounds: Annotated[int, typer.Option(help="interleaved measurement rounds")] = 4,
     timeout: Annotated[float, typer.Option(help="wall-clock limit per variant, seconds")] = 600.0,
@@ -128,7 +128,7 @@ def eval_cmd(
     from passnet.dataset.task import TaskError, load_task
     from passnet.evaluation.candidates import CALL_PATHS, parse_candidate
     from passnet.evaluation.evaluator import evaluate_task
-    from passnet.evaluation.results import Parameters
+    from passnet.evaluation.results import default_parameters
 
     if (pass_dir is None) == (compiler is None):
         _fail("give exactly one of --pass-dir DIR or --compiler NAME (eager, inductor[:MODE]).")
@@ -148,15 +148,12 @@ def eval_cmd(
         loaded = load_task(task)
     except (ValueError, TaskError) as exc:
         _fail(str(exc))
-    # On CPU, Triton kernels run in the interpreter: timings say little and cost much, so
-    # fewer calls by default. On a GPU, SPEC section 7's 25 warmups and 100 trials.
-    on_gpu = device.startswith("cuda")
-    params = Parameters(
+    params = default_parameters(
+        device,
         b=b,
         p=p,
-        warmup=warmup if warmup is not None else (25 if on_gpu else 2),
-        trials=trials if trials is not None else (100 if on_gpu else 10),
-        max_reruns=2 if on_gpu else 1,
+        warmup=warmup,
+        trials=trials,
         rounds=rounds,
         timeout_s=timeout,
         seed=seed,

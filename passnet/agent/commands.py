@@ -44,7 +44,7 @@ def _check_device(device: str) -> list[str]:
 
 
 def _parameters(devices: list[str], warmup: int | None, trials: int | None, timeout: float):
-    from passnet.runner.bench import default_parameters
+    from passnet.evaluation.results import default_parameters
 
     return default_parameters(devices[0], warmup=warmup, trials=trials, timeout_s=timeout)
 
@@ -134,10 +134,10 @@ def run_cmd(
     ] = "cpu",
     concurrency: Annotated[int, typer.Option(help="attempts in flight at once")] = 4,
     warmup: Annotated[
-        int | None, typer.Option(help="untimed calls per side [GPU 25, CPU 2]")
+        int | None, typer.Option(help="untimed calls per side [GPU 25, CPU 10]")
     ] = None,
     trials: Annotated[
-        int | None, typer.Option(help="timed calls per side [GPU 100, CPU 10]")
+        int | None, typer.Option(help="timed calls per side [GPU 100, CPU 40]")
     ] = None,
     eval_timeout: Annotated[float, typer.Option(help="seconds per evaluated graph")] = 600.0,
 ) -> None:

@@ -216,11 +216,9 @@ def measure_inductor(path: str, device: str) -> dict:
     """Eager vs default Inductor on one variant, through the evaluator's worker processes."""
     from passnet.dataset.task import load_task
     from passnet.evaluation.evaluator import evaluate_variant
-    from passnet.evaluation.results import CandidateSpec, Parameters
+    from passnet.evaluation.results import CandidateSpec, default_parameters
 
-    on_gpu = device.startswith("cuda")
-    params = Parameters(warmup=25 if on_gpu else 2, trials=100 if on_gpu else 10, seed=0,
-                        max_reruns=2 if on_gpu else 1, timeout_s=600)  # fmt: skip
+    params = default_parameters(device, seed=0, timeout_s=600)
     variant = load_task(path).variants[0]
     spec = CandidateSpec(kind="inductor", options={"mode": "default"})
     r = evaluate_variant(variant, spec, device=device, parameters=params)

@@ -158,6 +158,21 @@ class Parameters(BaseModel):
     )
 
 
+CPU_TIMING = {"warmup": 10, "trials": 40}
+"""Timing defaults on CPU. Fewer calls than SPEC's GPU 25/100 because a Triton kernel there runs
+in the interpreter (milliseconds per call), but enough that a compiled CPU graph is past its
+slow first calls (thread-pool start, Inductor's compile workers settling: 2 warmups and 10
+trials once timed such a graph at 8 ms for its first rounds and 17 us after)."""
+
+
+def default_parameters(device: str, **overrides: object) -> Parameters:
+    """SPEC section 7 on a GPU (25 warmups, 100 trials); ``CPU_TIMING`` on CPU. ``None``
+    overrides are ignored, so CLI options can be passed through as they are."""
+    base: dict[str, object] = {} if device.startswith("cuda") else dict(CPU_TIMING)
+    base.update({k: v for k, v in overrides.items() if v is not None})
+    return Parameters(**base)
+
+
 class CandidateSpec(BaseModel):
     """How the candidate was built; enough to re-run it exactly."""
 

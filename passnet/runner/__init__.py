@@ -4,7 +4,8 @@
 SQLite store (:class:`Store`); ``passnet report`` turns runs into leaderboards.
 """
 
-from passnet.runner.bench import BenchConfig, BenchSummary, bench, default_parameters
+from passnet.evaluation.results import default_parameters
+from passnet.runner.bench import BenchConfig, BenchSummary, bench
 from passnet.runner.store import DEFAULT_STORE, Store
 from passnet.runner.suite import DEFAULT_SUITE, load_suite
 

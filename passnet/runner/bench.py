@@ -69,19 +69,6 @@ def context_key(content_hash: str, env: Environment, params: Parameters) -> str:
     )
 
 
-def default_parameters(device: str, **overrides: object) -> Parameters:
-    """SPEC section 7 on a GPU (25 warmups, 100 trials); fewer calls on CPU, where Triton
-    runs in its interpreter and timings mean little (same defaults as ``passnet eval``)."""
-    on_gpu = device.startswith("cuda")
-    base: dict[str, object] = {
-        "warmup": 25 if on_gpu else 2,
-        "trials": 100 if on_gpu else 10,
-        "max_reruns": 2 if on_gpu else 1,
-    }
-    base.update({k: v for k, v in overrides.items() if v is not None})
-    return Parameters(**base)
-
-
 @dataclass(frozen=True)
 class Candidate:
     spec: CandidateSpec

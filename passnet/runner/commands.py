@@ -115,10 +115,10 @@ def bench_cmd(
     b: Annotated[float, typer.Option(help="score of a failed subgraph (SPEC: 0.1)")] = 0.1,
     p: Annotated[float, typer.Option(help="slowdown penalty exponent (SPEC: 0)")] = 0.0,
     warmup: Annotated[
-        int | None, typer.Option(help="untimed calls per side [GPU 25, CPU 2]")
+        int | None, typer.Option(help="untimed calls per side [GPU 25, CPU 10]")
     ] = None,
     trials: Annotated[
-        int | None, typer.Option(help="timed calls per side [GPU 100, CPU 10]")
+        int | None, typer.Option(help="timed calls per side [GPU 100, CPU 40]")
     ] = None,
     rounds: Annotated[int, typer.Option(help="interleaved measurement rounds")] = 4,
     timeout: Annotated[float, typer.Option(help="wall-clock limit per variant, seconds")] = 600.0,
@@ -131,7 +131,8 @@ def bench_cmd(
     """Run every task of SUITE for every candidate; rerun the same command to continue."""
     from passnet.dataset.task import TaskError
     from passnet.evaluation.candidates import CALL_PATHS
-    from passnet.runner.bench import BenchConfig, bench, default_parameters
+    from passnet.evaluation.results import default_parameters
+    from passnet.runner.bench import BenchConfig, bench
     from passnet.runner.pool import ExecutorError, LocalPool
     from passnet.runner.store import Store, StoreError
     from passnet.runner.suite import SuiteError
