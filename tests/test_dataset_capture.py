@@ -84,6 +84,30 @@ def test_too_large_model_is_captured_on_meta(tmp_path: Path) -> None:
     assert run_sample(sample)[0].shape == (1, 8, 16)
 
 
+class _ReadsInit(torch.nn.Module):
+    """Reads a weight's value in __init__ (as torchvision's RegNet does): no meta build."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lin = torch.nn.Linear(16, 16)
+        self.scale = float(self.lin.weight.abs().max()) + 1.0
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.relu(self.lin(x)) * self.scale
+
+
+def test_model_that_cannot_build_on_meta_is_sized_for_real(tmp_path: Path) -> None:
+    model = zoo.ZooModel(
+        "test/reads", "torch", "reads", "nlp", lambda s: _ReadsInit().eval(),
+        lambda m, s: (torch.randn(s.batch, s.size, 16),), (zoo.Shape(1, 8),),
+    )  # fmt: skip
+    result = capture_zoo(model, zoo.Shape(1, 8), tmp_path / "real", 1 << 30)
+    assert result.error is None and result.weights == "real" and result.parameters == 16 * 17
+    assert run_sample(load_sample(tmp_path / "real"))[0].shape == (1, 8, 16)
+    too_big = capture_zoo(model, zoo.Shape(1, 8), tmp_path / "big", max_bytes=0)
+    assert too_big.error and "cannot be built on the meta device" in too_big.error
+
+
 def test_real_zoo_model_captures(tmp_path: Path) -> None:
     pytest.importorskip("transformers")
     model = zoo.resolve("distilbert")

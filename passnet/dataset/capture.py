@@ -211,12 +211,16 @@ class CaptureResult:
     error: str | None = None
 
 
+def _sizes(model: torch.nn.Module) -> tuple[int, int]:
+    tensors = list(model.parameters()) + list(model.buffers())
+    return sum(t.numel() for t in tensors), sum(t.numel() * t.element_size() for t in tensors)
+
+
 def parameter_count(build: Any, shape: Any) -> tuple[int, int]:
     """(parameters + buffer elements, bytes) of a model built on the meta device (no memory)."""
     with torch.device("meta"):
         model = build(shape)
-    tensors = list(model.parameters()) + list(model.buffers())
-    return sum(t.numel() for t in tensors), sum(t.numel() * t.element_size() for t in tensors)
+    return _sizes(model)
 
 
 def capture_zoo(zoo_model: Any, shape: Any, out_dir: Path, max_bytes: int) -> CaptureResult:
@@ -230,9 +234,19 @@ def capture_zoo(zoo_model: Any, shape: Any, out_dir: Path, max_bytes: int) -> Ca
         result.error = reason
         return result
     try:
-        result.parameters, size = parameter_count(zoo_model.build, shape)
+        model = None
+        try:
+            result.parameters, size = parameter_count(zoo_model.build, shape)
+        except Exception:  # noqa: BLE001 - its init reads values (torchvision's RegNet does):
+            model = zoo_model.build(shape)  # build it for real to learn its size
+            result.parameters, size = _sizes(model)
         on_meta = size > max_bytes
         if on_meta:
+            if model is not None:
+                raise CaptureError(
+                    f"{zoo_model.name}: {size / 2**30:.1f} GiB of weights is over the "
+                    f"{max_bytes / 2**30:.1f} GiB limit, and it cannot be built on the meta device"
+                )
             with torch.device("meta"):
                 model = zoo_model.build(shape)
             inputs = tuple(
@@ -240,7 +254,7 @@ def capture_zoo(zoo_model: Any, shape: Any, out_dir: Path, max_bytes: int) -> Ca
                 for x in zoo_model.inputs(model, shape)
             )
         else:
-            model = zoo_model.build(shape)
+            model = model if model is not None else zoo_model.build(shape)
             inputs = zoo_model.inputs(model, shape)
         info = {
             "library": zoo_model.library,
