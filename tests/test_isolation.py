@@ -20,14 +20,15 @@ import torch
 from test_integrity_runtime import EXPLOITS, HAS_CUDA, bert_variant
 
 from passnet.dataset.task import write_task
-from passnet.evaluation.evaluator import (
+from passnet.evaluation import sandbox
+from passnet.evaluation.evaluator import evaluate_task
+from passnet.evaluation.results import CandidateSpec, Parameters, Status
+from passnet.evaluation.sandbox import (
     default_memory_limit,
-    evaluate_task,
     is_trusted,
     run_worker,
     worker_env,
 )
-from passnet.evaluation.results import CandidateSpec, Parameters, Status
 from passnet.evaluation.worker import WorkerRequest
 from passnet.integrity.runtime import child_pids
 
@@ -178,3 +179,39 @@ def test_worker_enforces_the_policy_itself(tmp_path: Path) -> None:
     assert "monkey-patch" in out["error"]
     assert out["sandbox"]["network_isolated"] is None
     assert os.environ.get("TRITON_INTERPRET") in (None, "1")  # parent env untouched
+
+
+def test_spare_workers_are_fresh_and_used_once(tmp_path: Path) -> None:
+    """From a key's second use on, a spare (sandboxed, torch imported, no pass code run) waits;
+    the next request goes to it, and it is never reused."""
+    task = tmp_path / "t"
+    write_task(task, [bert_variant(tmp_path / "v").path])
+    params = QUICK.model_copy(update={"seed": 3})
+    spec = CandidateSpec(kind="eager")
+    limit = default_memory_limit("cpu") - 4096  # a key of its own: no spare from other tests
+    key = ("cpu", True, limit, True, frozenset(os.sched_getaffinity(0)))
+
+    def one() -> None:
+        from passnet.dataset.task import load_task
+        from passnet.evaluation.evaluator import evaluate_variant
+
+        v = load_task(task).variants[0]
+        r = evaluate_variant(v, spec, device="cpu", parameters=params, memory_limit=limit)
+        assert r.status == Status.OK, r.error
+
+    one()
+    one()
+    assert key not in sandbox._SPARES  # outside spare_workers(): every worker starts cold
+    with sandbox.spare_workers():
+        one()
+        assert key not in sandbox._SPARES  # first use in the scope: nothing started ahead
+        one()
+        spare = sandbox._SPARES[key]
+        assert spare.proc.poll() is None  # waiting for a request, in its own session
+        assert os.getpgid(spare.proc.pid) == spare.proc.pid
+        one()
+        assert spare.proc.poll() is not None  # it ran that request and exited
+        assert sandbox._SPARES[key].proc.pid != spare.proc.pid
+        last = sandbox._SPARES[key]
+    assert not sandbox._SPARES and last.proc.poll() is not None  # stopped with the scope
+    assert not Path(spare.tmpdir).exists() and not Path(last.tmpdir).exists()

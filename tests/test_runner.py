@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CANDIDATES = ("eager", f"passes:{EXAMPLE_PASS}")
 CLI_ARGS = ["--warmup", "1", "--trials", "5", "--rounds", "2", "--no-report"]
 """Must give the same Parameters as PARAMS plus rounds=2 (kept in sync by the tests)."""
-RUN_PARAMS = PARAMS.model_copy(update={"rounds": 2, "max_reruns": 1})
+RUN_PARAMS = PARAMS.model_copy(update={"rounds": 2, "max_reruns": 2})  # CLI defaults on CPU
 
 
 def comparable(board) -> dict:

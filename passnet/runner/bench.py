@@ -23,6 +23,7 @@ from passnet.evaluation.results import (
     Parameters,
     VariantResult,
 )
+from passnet.evaluation.sandbox import spare_workers
 from passnet.runner.store import Measurement, Store
 from passnet.runner.suite import (
     Suite,
@@ -252,6 +253,13 @@ def _serve_from_cache(
     return rest
 
 
+def _with_spares(outcomes: Iterator[Outcome]) -> Iterator[Outcome]:
+    """The executor's outcomes with spare workers kept while it runs (local pool: each worker
+    process is started while the previous one measures; stopped when the run ends)."""
+    with spare_workers():
+        yield from outcomes
+
+
 def bench(
     config: BenchConfig,
     store: Store,
@@ -275,7 +283,7 @@ def bench(
         if on_start:
             on_start(plan, len(pending))
         env_ids: dict[str, str] = {}
-        for out in executor.run(pending, plan.parameters):
+        for out in _with_spares(executor.run(pending, plan.parameters)):
             if out.result is None or out.environment is None:
                 summary.errors.append(f"{out.item.variant.variant.graph}: {out.error}")
                 if on_result:

@@ -1,0 +1,382 @@
+"""Sandboxed worker processes: environment, limits, spares, and the private result channel.
+
+Each worker gets a private temporary directory, a scrubbed environment (no API keys), its own
+process group (a timeout kills the whole group), a memory limit (RLIMIT_AS on CPU, RLIMIT_DATA
+plus a CUDA memory fraction on a GPU), no core dumps, the highest OOM-killer score, its own
+network namespace where the platform allows (recorded in the result), and returns its result
+through a private pipe, framed with a nonce, never parsed from stdout. A worker that dies or
+hangs becomes a classified failure of that variant; the next variant gets a fresh worker.
+
+Starting a worker costs an interpreter and torch's import (3-4 s). So inside
+``spare_workers()`` one *spare* per kind of worker is started ahead of time and waits,
+sandboxed and with torch imported, for its request; each variant still gets a fresh process
+that has never run pass code. See ``docs/integrity.md``.
+"""
+
+from __future__ import annotations
+
+import atexit
+import ctypes
+import json
+import os
+import re
+import resource
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import passnet
+from passnet.evaluation.results import STATUS_ERROR_CLASS, Finding, Status, VariantResult
+from passnet.evaluation.worker import WorkerRequest
+
+_SECRET = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL|AUTH", re.IGNORECASE)
+_LOG_TAIL = 1500
+
+
+def compile_cache_dir() -> Path | None:
+    """Inductor/Triton cache shared by baseline workers; None when ``PASSNET_COMPILE_CACHE``
+    is ``off``. Without it every worker's private TMPDIR holds a cold cache, and each Inductor
+    variant on CPU rebuilds the precompiled C++ header (most of its 30 s)."""
+    setting = os.environ.get("PASSNET_COMPILE_CACHE", "")
+    if setting.lower() in ("off", "0", "no", "false"):
+        return None
+    if setting:
+        return Path(setting)
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return base / "passnet" / "compile"
+
+
+def worker_env(device: str, tmpdir: str, trusted: bool = False) -> dict[str, str]:
+    """The environment a worker sees: no secrets, a private TMPDIR, the interpreter on CPU.
+
+    ``trusted`` workers (eager and Inductor baselines: no pass code runs in them) share the
+    compile cache of ``compile_cache_dir()``; a worker that runs a pass keeps a private one,
+    so a pass can never plant artefacts a baseline would load."""
+    env = {k: v for k, v in os.environ.items() if not _SECRET.search(k)}
+    env["TMPDIR"] = tmpdir
+    for name in ("TORCHINDUCTOR_CACHE_DIR", "TRITON_CACHE_DIR"):
+        env.pop(name, None)
+    shared = compile_cache_dir() if trusted else None
+    if shared is not None:
+        env["TORCHINDUCTOR_CACHE_DIR"] = str(shared / "inductor")
+        env["TRITON_CACHE_DIR"] = str(shared / "triton")
+    env["PYTHONUNBUFFERED"] = "1"
+    root = str(Path(passnet.__file__).resolve().parents[1])
+    env["PYTHONPATH"] = os.pathsep.join(
+        [root] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+    )
+    if device.startswith("cpu"):
+        env["TRITON_INTERPRET"] = "1"
+    else:
+        env.pop("TRITON_INTERPRET", None)
+    return env
+
+
+_CLONE_NEWNET, _CLONE_NEWUSER = 0x40000000, 0x10000000
+try:
+    _UNSHARE: Callable[[int], int] | None = ctypes.CDLL(None, use_errno=True).unshare
+except (OSError, AttributeError):
+    _UNSHARE = None
+
+
+def _isolate_network() -> None:
+    """In the forked child: a private network namespace (no interface but a down loopback).
+    Privileged: unshare(CLONE_NEWNET); else inside a new user namespace mapping our own ids.
+    Fails silently where the platform forbids both; the worker reports what applied."""
+    if _UNSHARE is None or _UNSHARE(_CLONE_NEWNET) == 0:
+        return
+    uid, gid = os.getuid(), os.getgid()
+    if _UNSHARE(_CLONE_NEWUSER | _CLONE_NEWNET) != 0:
+        return
+    for path, text in (
+        ("/proc/self/setgroups", "deny"),
+        ("/proc/self/uid_map", f"{uid} {uid} 1"),
+        ("/proc/self/gid_map", f"{gid} {gid} 1"),
+    ):
+        try:
+            with open(path, "w") as f:
+                f.write(text)
+        except OSError:
+            pass
+
+
+def _sandbox_child(
+    limit_bytes: int | None, device: str, isolate_network: bool
+) -> Callable[[], None]:
+    """What the forked worker applies to itself before exec."""
+    kind = resource.RLIMIT_AS if device.startswith("cpu") else resource.RLIMIT_DATA
+
+    def apply() -> None:
+        if limit_bytes:
+            resource.setrlimit(kind, (limit_bytes, limit_bytes))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        try:
+            with open("/proc/self/oom_score_adj", "w") as f:
+                f.write("1000")  # under memory pressure the kernel kills a worker, not us
+        except OSError:
+            pass
+        if isolate_network:
+            _isolate_network()
+
+    return apply
+
+
+def default_memory_limit(device: str) -> int | None:
+    """Workers get at most 3/4 of RAM: RLIMIT_AS on CPU; on CUDA (which reserves huge address
+    space) RLIMIT_DATA, which counts only writable private memory."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError):
+        return None
+    return int(total * 0.75)
+
+
+def _netns() -> str:
+    try:
+        return os.readlink("/proc/self/ns/net")
+    except OSError:
+        return ""
+
+
+def is_trusted(request: WorkerRequest) -> bool:
+    """Only harness code runs in the worker: a baseline candidate (no pass folder)."""
+    return request.candidate.get("kind") in ("eager", "inductor")
+
+
+_Key = tuple[str, bool, "int | None", bool, "frozenset[int] | None"]
+"""What a spare must match: (device kind, trusted, memory limit, network isolation, the
+calling thread's CPU affinity, which the spawned process inherits)."""
+
+
+def _affinity() -> frozenset[int] | None:
+    try:
+        return frozenset(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return None
+
+
+@dataclass
+class _Worker:
+    """A started worker process waiting for its request on stdin (torch already imported)."""
+
+    proc: subprocess.Popen
+    tmpdir: str
+    read_fd: int
+    log_path: Path
+
+    def discard(self) -> None:
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        self.proc.wait()
+        for closable in (self.proc.stdin,):
+            if closable is not None:
+                closable.close()
+        try:
+            os.close(self.read_fd)
+        except OSError:
+            pass
+        shutil.rmtree(self.tmpdir, ignore_errors=True)
+
+
+_SPARES: dict[_Key, _Worker] = {}
+_USES: dict[_Key, int] = {}
+_SPARES_LOCK = threading.Lock()
+_SCOPES = 0
+
+
+@contextmanager
+def spare_workers() -> Iterator[None]:
+    """Within this scope (nestable), run_worker keeps spares; leaving the outermost scope
+    stops them, so no process outlives an evaluation. Used by evaluate_task and the runner."""
+    global _SCOPES
+    with _SPARES_LOCK:
+        _SCOPES += 1
+    try:
+        yield
+    finally:
+        with _SPARES_LOCK:
+            _SCOPES -= 1
+            last = _SCOPES == 0
+        if last:
+            discard_spares()
+
+
+def spares_enabled() -> bool:
+    """``PASSNET_SPARE_WORKERS=0`` turns spare workers off (each variant then starts cold)."""
+    return os.environ.get("PASSNET_SPARE_WORKERS", "1").lower() not in ("0", "off", "no", "false")
+
+
+def _spawn(key: _Key) -> _Worker:
+    device, trusted, memory_limit, isolate_network, _ = key
+    tmpdir = tempfile.mkdtemp(prefix="passnet-worker-")
+    read_fd, write_fd = os.pipe()
+    log_path = Path(tmpdir) / "worker.log"
+    try:
+        with open(log_path, "wb") as log:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "passnet.evaluation.worker", "--result-fd", str(write_fd)],
+                stdin=subprocess.PIPE,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                cwd=tmpdir,
+                env=worker_env(device, tmpdir, trusted=trusted),
+                pass_fds=(write_fd,),
+                start_new_session=True,
+                preexec_fn=_sandbox_child(memory_limit, device, isolate_network),
+            )
+    except BaseException:
+        os.close(read_fd)
+        shutil.rmtree(tmpdir, ignore_errors=True)
+        raise
+    finally:
+        os.close(write_fd)
+    return _Worker(proc, tmpdir, read_fd, log_path)
+
+
+def _take(key: _Key) -> _Worker:
+    """A started worker for ``key``: the spare if one is alive, else a new one; then, from the
+    second use of a key on, start the next spare, so its interpreter and torch import overlap
+    with this variant's run. A spare is a fresh sandboxed process that has run no pass code:
+    taking one shares nothing with any other variant."""
+    with _SPARES_LOCK:
+        worker = _SPARES.pop(key, None)
+        uses = _USES[key] = _USES.get(key, 0) + 1 if _SCOPES else 0
+    if worker is not None and worker.proc.poll() is not None:
+        worker.discard()
+        worker = None
+    worker = worker or _spawn(key)
+    if spares_enabled() and uses > 1:  # in a scope, from a key's second use on
+        spare = _spawn(key)
+        with _SPARES_LOCK:
+            extra = _SPARES.pop(key, None)
+            _SPARES[key] = spare
+        if extra is not None:
+            extra.discard()
+    return worker
+
+
+@atexit.register
+def discard_spares() -> None:
+    """Stop the idle spares (they would also exit on their own once stdin closes)."""
+    with _SPARES_LOCK:
+        spares = list(_SPARES.values())
+        _SPARES.clear()
+        _USES.clear()
+    for worker in spares:
+        worker.discard()
+
+
+def run_worker(
+    request: WorkerRequest,
+    timeout_s: float,
+    memory_limit: int | None = None,
+    *,
+    isolate_network: bool = True,
+) -> dict:
+    """Run one worker to completion or death; always returns a VariantResult-shaped dict."""
+    request = request.model_copy(
+        update={"nonce": secrets.token_hex(16), "parent_netns": _netns() if isolate_network else ""}
+    )
+    key: _Key = (
+        "cpu" if request.device.startswith("cpu") else "cuda",
+        is_trusted(request),
+        memory_limit,
+        isolate_network,
+        _affinity(),  # a pool thread pinned to some cores spawns workers pinned alike
+    )
+    worker = _take(key)
+    proc, read_fd, log_path = worker.proc, worker.read_fd, worker.log_path
+    chunks: list[bytes] = []
+
+    def drain() -> None:
+        with os.fdopen(read_fd, "rb") as f:
+            while data := f.read(65536):
+                chunks.append(data)
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    t0 = time.perf_counter()
+    try:
+        try:
+            assert proc.stdin is not None
+            proc.stdin.write(request.model_dump_json().encode())
+            proc.stdin.close()
+        except BrokenPipeError:
+            pass
+        timed_out = False
+        try:
+            proc.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+        finally:
+            # Kill the whole group: a candidate's children and threads go with it.
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            proc.wait()
+        reader.join(timeout=5)
+        elapsed = time.perf_counter() - t0
+        tail = log_path.read_bytes()[-_LOG_TAIL:].decode(errors="replace").strip()
+        payload = b"".join(chunks)
+        if timed_out:
+            return _failure(
+                request, Status.TIMEOUT, f"killed after {timeout_s:g} s wall clock", elapsed
+            )
+        if payload:
+            head, _, body = payload.partition(b"\n")
+            try:
+                out = json.loads(body) if head == request.nonce.encode() else None
+            except ValueError:
+                out = None
+            if not isinstance(out, dict):
+                return _forged(request, payload, elapsed)
+            out.setdefault("worker_seconds", elapsed)
+            return out
+        code = proc.returncode
+        how = (
+            f"killed by signal {signal.Signals(-code).name}"
+            if code is not None and code < 0
+            else f"exited with code {code}"
+        )
+        if code == -signal.SIGKILL or "MemoryError" in tail or "out of memory" in tail.lower():
+            how += " (likely out of memory)"
+        detail = f"worker {how} without a result"
+        if tail:
+            detail += f"; last output: {tail[-600:]}"
+        return _failure(request, Status.CRASH, detail, elapsed)
+    finally:
+        shutil.rmtree(worker.tmpdir, ignore_errors=True)
+
+
+def _forged(request: WorkerRequest, payload: bytes, elapsed: float) -> dict:
+    """Bytes on the result channel that are not exactly one message with our nonce."""
+    shown = payload[:120].decode(errors="replace")
+    detail = f"result channel held {len(payload)} byte(s) not framed by the worker: {shown!r}"
+    result = _failure(request, Status.REJECTED, f"integrity: forged-result: {detail}", elapsed)
+    result["integrity"] = [Finding(check="forged-result", detail=detail).model_dump()]
+    return result
+
+
+def _failure(request: WorkerRequest, status: Status, message: str, elapsed: float) -> dict:
+    return VariantResult(
+        graph=request.graph,
+        dtype=request.dtype,
+        status=status,
+        error_class=STATUS_ERROR_CLASS[status],
+        error=message,
+        worker_seconds=elapsed,
+    ).model_dump(mode="json")
+
+
