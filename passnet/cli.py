@@ -120,6 +120,9 @@ def eval_cmd(
     timeout: Annotated[float, typer.Option(help="wall-clock limit per variant, seconds")] = 600.0,
     seed: Annotated[int | None, typer.Option(help="input seed (default: fresh random)")] = None,
     call_path: Annotated[str, typer.Option(help="direct (no Dynamo guards) or dynamo")] = "direct",
+    cpu_threads: Annotated[
+        int, typer.Option(help="intra-op threads of a CPU worker (0: torch's default)")
+    ] = 1,
     with_inductor: Annotated[
         bool, typer.Option("--with-inductor", help="also time Inductor for speedup vs Inductor")
     ] = False,
@@ -158,7 +161,7 @@ def eval_cmd(
         timeout_s=timeout,
         seed=seed,
         call_path=call_path,
-    )
+    ).model_copy(update={"cpu_threads": cpu_threads or None})  # 0: torch's default (None)
     n = len(loaded.variants)
     with console.status(f"evaluating {spec.label} on {n} variant(s) of {loaded.name} ...") as st:
         done = 0

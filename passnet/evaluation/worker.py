@@ -108,6 +108,8 @@ def run_variant(req: WorkerRequest) -> dict[str, Any]:
     if device.type == "cuda" and device.index is None:
         # APIs such as set_per_process_memory_fraction and mem_get_info need an explicit index.
         device = torch.device("cuda", torch.cuda.current_device())
+    if device.type == "cpu" and params.cpu_threads:
+        torch.set_num_threads(params.cpu_threads)  # before any compile: Inductor reads it
     result = VariantResult(graph=req.graph, dtype=req.dtype, status=Status.OK)
     fraction = params.cuda_memory_fraction if device.type == "cuda" else None
     result.sandbox = Sandbox(**_sandbox(req, fraction))

@@ -124,6 +124,9 @@ def bench_cmd(
     timeout: Annotated[float, typer.Option(help="wall-clock limit per variant, seconds")] = 600.0,
     seed: Annotated[int | None, typer.Option(help="input seed (default: fresh random)")] = None,
     call_path: Annotated[str, typer.Option(help="direct (no Dynamo guards) or dynamo")] = "direct",
+    cpu_threads: Annotated[
+        int, typer.Option(help="intra-op threads of a CPU worker (0: torch's default)")
+    ] = 1,
     report: Annotated[
         bool, typer.Option("--report/--no-report", help="print the leaderboard at the end")
     ] = True,
@@ -151,7 +154,7 @@ def bench_cmd(
         timeout_s=timeout,
         seed=seed,
         call_path=call_path,
-    )
+    ).model_copy(update={"cpu_threads": cpu_threads or None})  # 0: torch's default (None)
     config = BenchConfig(
         suite=suite,
         candidates=_split(candidates) or ("eager", "inductor"),
