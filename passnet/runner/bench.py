@@ -35,7 +35,9 @@ from passnet.runner.suite import (
     load_suite,
 )
 
-TIMING_FIELDS = ("warmup", "trials", "rounds", "noise_limit", "max_reruns", "call_path")
+TIMING_FIELDS = (
+    "warmup", "trials", "rounds", "noise_limit", "max_reruns", "call_path", "cpu_threads",
+)
 """Parameters that change what a measurement means (part of the baseline cache key)."""
 
 
