@@ -25,12 +25,16 @@ run --compiler eager --json "$OUT/eager.json" 2>&1 | tail -6
 if [ "${GPU_TESTS:-1}" = 1 ]; then
   python3 -m pytest -q -m gpu -p no:cacheprovider tests 2>&1 | tail -15
 fi
-# The bundled suite, eager vs Inductor and the bundled pass, resumable across calls:
+# The bundled suite (default: Inductor vs eager on every variant), resumable across calls:
 # SUITE_STORE_IN names a store a previous call wrote (carried in), SUITE_BUDGET caps the seconds
-# this call spends on it (the bench stops cleanly on SIGINT; rerun to continue).
+# this call spends on it (the bench stops cleanly on SIGINT; rerun to continue), SUITE_CANDIDATES
+# and SUITE_ARGS (e.g. "--dtype float16") pick what is measured.
 if [ "${SUITE_BENCH:-1}" = 1 ]; then
   if [ -n "${SUITE_STORE_IN:-}" ] && [ -f "$SUITE_STORE_IN" ]; then cp "$SUITE_STORE_IN" "$OUT/suite.db"; fi
+  # shellcheck disable=SC2086
   timeout -s INT "${SUITE_BUDGET:-420}" python3 -m passnet.cli bench examples/suite --device cuda \
-    -c "inductor,passes:$PASS" --store "$OUT/suite.db" --seed 0 --no-report 2>&1 | tail -5
+    -c "${SUITE_CANDIDATES:-inductor}" ${SUITE_ARGS:-} --store "$OUT/suite.db" --seed 0 \
+    --no-report 2>&1 | tail -5
+  python3 scripts/suite_table.py --store "$OUT/suite.db" > "$OUT/suite_table.md" 2>&1
   python3 -m passnet.cli report latest --store "$OUT/suite.db" --out "$OUT/suite-report" 2>&1 | tail -40
 fi
