@@ -179,9 +179,8 @@ class _Worker:
         except (ProcessLookupError, PermissionError):
             pass
         self.proc.wait()
-        for closable in (self.proc.stdin,):
-            if closable is not None:
-                closable.close()
+        if self.proc.stdin is not None:
+            self.proc.stdin.close()
         try:
             os.close(self.read_fd)
         except OSError:
