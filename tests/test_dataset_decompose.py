@@ -25,7 +25,7 @@ from passnet.dataset.decompose import (
     typical_ranges,
 )
 from passnet.dataset.hashing import structural_hash
-from passnet.dataset.kernels import count_in_code, count_kernels
+from passnet.dataset.kernels import count_in_code, count_kernels, eager_launches
 from passnet.dataset.variants import DTYPES, dtype_variant, map_range, shape_bucket
 from passnet.graph.sample import load_module, load_sample, materialize, run_sample
 from passnet.graph.subgraph import cut_subgraph
@@ -121,6 +121,22 @@ def test_count_in_code() -> None:
     )
     counts = count_in_code(code)
     assert (counts.generated, counts.extern) == (2, 2)
+
+
+class _Layout(torch.nn.Module):
+    def forward(self, t: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        c = t.contiguous().reshape(t.shape[0], -1).contiguous()
+        return c, torch.relu(c) + 1
+
+
+def test_eager_launches_counts_what_a_cut_sample_computes() -> None:
+    """On the parent's transposed tensor contiguous() copies; on the cut sample (contiguous,
+    GraphNet records no strides) it is free, so such a range must not become a fusible task."""
+    gm = torch.fx.symbolic_trace(_Layout())
+    layout_only = torch.fx.symbolic_trace(lambda t: t.contiguous().reshape(2, -1).contiguous())
+    transposed = torch.randn(3, 2, 4).transpose(1, 2)
+    assert eager_launches(layout_only, [transposed]) == 0
+    assert eager_launches(gm, [transposed]) == 2  # relu, add: the views compute nothing
 
 
 @pytest.mark.gpu

@@ -31,7 +31,7 @@ import torch
 import torch.fx
 
 from passnet.dataset.hashing import graph_key, value_spec
-from passnet.dataset.kernels import KernelCountError, count_kernels
+from passnet.dataset.kernels import KernelCountError, count_kernels, eager_launches
 from passnet.graph.sample import Sample, SampleError, materialize
 from passnet.graph.subgraph import COMPUTE_OPS, op_name, trace
 
@@ -239,8 +239,11 @@ def _window_ranges(
         eager = eager_kernel_ops(ops)
         if b - a < 2 or eager < 2 or eager <= delta or not view.cuttable(a, b):
             continue
-        if counter(view, a, b, check=True) == delta:  # the cut alone must agree with the prefix
-            found.append(Range("fusible", a, b, delta, ops, window=start))
+        if counter(view, a, b, check=True) != delta:  # the cut alone must agree with the prefix
+            continue
+        if eager_launches(*view.module(a, b)) <= delta:  # e.g. contiguous() of a cut input:
+            continue  # the sample has no strides, so eager does nothing there; no task
+        found.append(Range("fusible", a, b, delta, ops, window=start))
     return found
 
 

@@ -106,3 +106,23 @@ def count_kernels(
         raise KernelCountError("Inductor produced no wrapper code")
     counts = [count_in_code(c) for c in codes]
     return KernelCount(sum(c.generated for c in counts), sum(c.extern for c in counts))
+
+
+def eager_launches(gm: torch.nn.Module, inputs: list) -> int:
+    """Aten ops that compute when ``gm`` runs eagerly on contiguous copies of ``inputs``: what a
+    cut sample (GraphNet metas record no strides) costs eager. Ops whose outputs alias an
+    input (views, ``contiguous()`` of a contiguous tensor) compute nothing and do not count."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class _Count(TorchDispatchMode):
+        n = 0
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # noqa: ANN001, ANN204
+            if not any(r.alias_info is not None for r in func._schema.returns):
+                self.n += 1
+            return func(*args, **(kwargs or {}))
+
+    fresh = [x.detach().contiguous() if isinstance(x, torch.Tensor) else x for x in inputs]
+    with torch.no_grad(), _Count() as mode:
+        gm(*fresh)
+    return mode.n
