@@ -89,6 +89,14 @@ def dataset(tmp_path_factory) -> Path:
     patch.undo()
 
 
+def test_import_through_a_symlinked_folder(tmp_path: Path) -> None:
+    """A folder reached through a link (a mounted or linked dataset) imports like the real one."""
+    link = tmp_path / "linked"
+    link.symlink_to(fx(MLP_IRIS).parent, target_is_directory=True)
+    report = pipeline.import_graphs(tmp_path / "ds", [link])
+    assert report.by_status.get("ok", 0) >= 1 and not report.failures, report.failures
+
+
 def test_dedup_and_subgraph_counts(dataset: Path) -> None:
     with Catalog(dataset) as cat:
         s = stats(cat)

@@ -190,7 +190,7 @@ def import_graphs(
 ) -> StageReport:
     """Add GraphNet sample folders (any depth below ``paths``) to the dataset, validated."""
     report = StageReport("import")
-    folders = [(p, f) for p in paths for f in find_graph_folders(p.resolve())]
+    folders = [(p.resolve(), f) for p in paths for f in find_graph_folders(p.resolve())]
     if not folders:
         raise PipelineError(f"no graph folder (with a model.py) under {', '.join(map(str, paths))}")
     with Catalog(root) as cat:
