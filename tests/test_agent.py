@@ -382,6 +382,7 @@ def test_concurrent_attempts_share_one_device(tmp_path: Path, monkeypatch) -> No
             make_evaluator=lambda spec: pool,
         )
         summary = run_agent(plan)
+    assert not summary.errors, summary.errors
     assert peak["llm"] >= 2 and peak["eval"] == 1
     rows = [(t.task, t.attempts, t.best_AS, t.mean_AS) for t in summary.tasks]
     assert rows == [("c1", 2, 0.5, 0.5), ("c2", 2, 0.5, 0.5)]
