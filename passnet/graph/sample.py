@@ -22,6 +22,8 @@ from typing import Any
 import pydantic
 import torch
 
+from passnet.graph.source import parse_source
+
 META_FILES = ("weight_meta.py", "input_meta.py")
 FLOAT_DTYPES = ("float16", "bfloat16", "float32", "float64")
 DATA_MAX_NUMEL = 64  # tensors with fewer elements keep their literal values (data), like upstream
@@ -158,7 +160,7 @@ def _pydantic_reason(error: pydantic.ValidationError) -> str:
 def parse_meta_file(path: Path) -> list[TensorMeta]:
     """The meta classes of a weight_meta.py / input_meta.py, parsed without executing it."""
     try:
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        tree = parse_source(path.read_text(encoding="utf-8"), str(path))
     except (SyntaxError, ValueError) as e:
         raise SampleError(path, f"unparsable: {e}") from e
     metas = []
@@ -185,7 +187,7 @@ def parse_meta_file(path: Path) -> list[TensorMeta]:
 
 def _forward_args(code: str, path: Path) -> tuple[list[str], dict[str, str | None]]:
     try:
-        tree = ast.parse(code, filename=str(path))
+        tree = parse_source(code, str(path))
     except SyntaxError as e:
         raise SampleError(path, f"unparsable: {e}") from e
     cls = next((n for n in tree.body if getattr(n, "name", "") == "GraphModule"), None)

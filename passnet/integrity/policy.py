@@ -17,6 +17,8 @@ from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from passnet.graph.source import parse_source
+
 #: The reference code: traced to build the match graph, never timed.
 PATTERN_FUNCS = frozenset({"pattern", "replacement_args"})
 #: torch calls a replacement may make: upstream's allocation list (+ empty_strided) and metadata.
@@ -446,7 +448,7 @@ def check_source(source: str, filename: str, *, is_pass: bool = True,
     """Check one module's source. ``is_pass=False`` (a helper) drops the pattern exemption;
     ``local_modules``/``packages`` name the folder's importable modules and package names."""
     try:
-        tree = ast.parse(source, filename=filename)
+        tree = parse_source(source, filename)
     except SyntaxError as exc:
         return [Violation("syntax", filename, exc.lineno or 0, str(exc.msg))]
     checker = _Checker(filename, is_pass, local_modules, packages)
