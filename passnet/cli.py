@@ -161,7 +161,8 @@ def eval_cmd(
         timeout_s=timeout,
         seed=seed,
         call_path=call_path,
-    ).model_copy(update={"cpu_threads": cpu_threads or None})  # 0: torch's default (None)
+        cpu_threads=cpu_threads,
+    )
     n = len(loaded.variants)
     with console.status(f"evaluating {spec.label} on {n} variant(s) of {loaded.name} ...") as st:
         done = 0

@@ -219,7 +219,7 @@ def test_ids_follow_content_not_paths(tmp_path):
     key = context_key("v", env, PARAMS)
     assert context_key("v", env, PARAMS.model_copy(update={"seed": 3, "b": 0.001})) == key
     assert context_key("v", env, PARAMS.model_copy(update={"trials": 6})) != key
-    assert context_key("v", env, PARAMS.model_copy(update={"cpu_threads": None})) != key
+    assert context_key("v", env, PARAMS.model_copy(update={"cpu_threads": 0})) != key
     other = Environment(**{**env.model_dump(), "device_name": "NVIDIA H200"})
     assert context_key("v", other, PARAMS) != key
 

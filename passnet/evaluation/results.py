@@ -156,9 +156,9 @@ class Parameters(BaseModel):
     cuda_memory_fraction: float | None = Field(
         default=0.5, description="per-process CUDA memory cap of a worker (None: no cap)"
     )
-    cpu_threads: int | None = Field(
+    cpu_threads: int = Field(
         default=1,
-        description="intra-op threads of a CPU worker, both sides (None: torch's default). One "
+        description="intra-op threads of a CPU worker, both sides (0: torch's default). One "
         "by default: on a shared machine OpenMP barriers of a multi-threaded compiled graph "
         "stall for milliseconds and time the machine's load, not the code",
     )

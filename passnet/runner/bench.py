@@ -255,13 +255,6 @@ def _serve_from_cache(
     return rest
 
 
-def _with_spares(outcomes: Iterator[Outcome]) -> Iterator[Outcome]:
-    """The executor's outcomes with spare workers kept while it runs (local pool: each worker
-    process is started while the previous one measures; stopped when the run ends)."""
-    with spare_workers():
-        yield from outcomes
-
-
 def bench(
     config: BenchConfig,
     store: Store,
@@ -285,26 +278,28 @@ def bench(
         if on_start:
             on_start(plan, len(pending))
         env_ids: dict[str, str] = {}
-        for out in _with_spares(executor.run(pending, plan.parameters)):
-            if out.result is None or out.environment is None:
-                summary.errors.append(f"{out.item.variant.variant.graph}: {out.error}")
+        # spare workers: each local worker process starts while the previous one measures
+        with spare_workers():
+            for out in executor.run(pending, plan.parameters):
+                if out.result is None or out.environment is None:
+                    summary.errors.append(f"{out.item.variant.variant.graph}: {out.error}")
+                    if on_result:
+                        on_result(out.item, None)
+                    continue
+                env = out.environment
+                env_text = env.model_dump_json()
+                if env_text not in env_ids:
+                    env_ids[env_text] = store.put_environment(env)
+                key = context_key(out.item.variant.content_hash, env, plan.parameters)
+                m = _measurement(plan, out.item, out.result, env_ids[env_text], key, env.device)
+                if store.add(m, session):
+                    summary.measured += 1
+                    s = out.result.status.value
+                    summary.statuses[s] = summary.statuses.get(s, 0) + 1
+                else:
+                    summary.duplicates += 1
                 if on_result:
-                    on_result(out.item, None)
-                continue
-            env = out.environment
-            env_text = env.model_dump_json()
-            if env_text not in env_ids:
-                env_ids[env_text] = store.put_environment(env)
-            key = context_key(out.item.variant.content_hash, env, plan.parameters)
-            m = _measurement(plan, out.item, out.result, env_ids[env_text], key, env.device)
-            if store.add(m, session):
-                summary.measured += 1
-                s = out.result.status.value
-                summary.statuses[s] = summary.statuses.get(s, 0) + 1
-            else:
-                summary.duplicates += 1
-            if on_result:
-                on_result(out.item, out.result)
+                    on_result(out.item, out.result)
         status = "complete" if summary.complete else "partial"
     except KeyboardInterrupt:
         summary.interrupted = True

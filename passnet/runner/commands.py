@@ -154,7 +154,8 @@ def bench_cmd(
         timeout_s=timeout,
         seed=seed,
         call_path=call_path,
-    ).model_copy(update={"cpu_threads": cpu_threads or None})  # 0: torch's default (None)
+        cpu_threads=cpu_threads,
+    )
     config = BenchConfig(
         suite=suite,
         candidates=_split(candidates) or ("eager", "inductor"),
