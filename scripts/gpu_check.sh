@@ -41,6 +41,6 @@ if [ "${SUITE_BENCH:-1}" = 1 ]; then
   timeout -s INT "${SUITE_BUDGET:-420}" python3 -m passnet.cli bench examples/suite --device cuda \
     -c "${SUITE_CANDIDATES:-inductor}" ${SUITE_ARGS:-} --store "$OUT/suite.db" --seed 0 \
     --no-report 2>&1 | tail -5
-  python3 scripts/suite_table.py --store "$OUT/suite.db" > "$OUT/suite_table.md" 2>&1
+  python3 scripts/suite_table.py "$OUT/suite.db" > "$OUT/suite_table.md" 2>&1
   python3 -m passnet.cli report latest --store "$OUT/suite.db" --out "$OUT/suite-report" 2>&1 | tail -40
 fi

@@ -125,3 +125,32 @@ def test_report_cli_compares_runs_side_by_side(tmp_path):
     assert [r["run_id"] for r in data["rows"]] == [a, a, b, b]
     missing = CliRunner().invoke(app, ["report", "nope", "--store", str(db)])
     assert missing.exit_code == 2 and "known runs" in missing.output
+
+
+def test_suite_table_script_puts_runs_side_by_side(tmp_path):
+    """scripts/suite_table.py: per-task ok counts, G-mean with min-max, one column per run."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    def by_dtype(item):
+        dtype = item.variant.variant.dtype
+        if dtype == "bfloat16":
+            return result(item, Status.INCORRECT, None)
+        return result(item, speedup={"float32": 2.0, "float16": 0.5}[dtype])
+
+    suite = make_suite(tmp_path)
+    with Store(tmp_path / "s.db") as st:
+        first = run(st, suite, "inductor", script=by_dtype, run="first")
+        second = run(st, suite, "inductor", run="second", use_cache=False)
+    script = Path(__file__).resolve().parents[1] / "scripts" / "suite_table.py"
+    cmd = [sys.executable, str(script), f"a={tmp_path / 's.db'}:{first}",
+           f"b={tmp_path / 's.db'}:{second}", "--suite", str(suite)]  # fmt: skip
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    lines = {ln.split("|")[1].strip(): ln for ln in out.splitlines() if ln.startswith("| `")}
+    assert "| 2/2 | 1.00x (0.50-2.00) | 2/2 | 0.50x (0.50-0.50) |" in lines["`task_a`"]
+    assert "| 0/1 | - (0/1 ok) | 1/1 | 0.50x (0.50-0.50) |" in lines["`task_b`"]
+    assert "a inductor: G-mean 1.000x over 2 correct of 3 measured variants" in out
+    assert "b inductor: G-mean 0.500x over 3 correct of 3 measured variants" in out
+    missing = subprocess.run(cmd[:2] + [str(tmp_path / "none.db")], capture_output=True, text=True)
+    assert missing.returncode != 0 and "no results store" in missing.stderr

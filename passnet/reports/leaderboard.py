@@ -70,7 +70,8 @@ class Row:
     statuses: dict[str, int]
     scores: dict | None
     task_as: dict[str, float] = field(default_factory=dict)
-    task_speedup: dict[str, float | None] = field(default_factory=dict)
+    task_speedups: dict[str, list[float]] = field(default_factory=dict)  # correct variants
+    task_sizes: dict[str, int] = field(default_factory=dict)  # measured variants
     speedups: list[float] = field(default_factory=list)
     speedups_vs_inductor: list[float] = field(default_factory=list)
     vs_inductor_sources: list[str] = field(default_factory=list)
@@ -78,6 +79,11 @@ class Row:
     @property
     def name(self) -> str:
         return short_label(self.candidate)
+
+    def task_speedup(self, task: str) -> float | None:
+        """G-mean speedup vs eager of the task's correct variants (None: none correct)."""
+        ok = self.task_speedups.get(task)
+        return gmean(ok) if ok else None
 
     def summary(self) -> dict:
         s = self.scores or {}
@@ -104,7 +110,7 @@ class Row:
             "n_subgraphs": s.get("n_subgraphs", 0),
             "ES": {str(t): v for t, v in s.get("pooled_ES", {}).items()},
             "task_AS": self.task_as,
-            "task_gmean_vs_eager": self.task_speedup,
+            "task_gmean_vs_eager": {t: self.task_speedup(t) for t in self.task_as},
             "b": s.get("b"),
             "p": s.get("p"),
         }
@@ -206,8 +212,8 @@ def _row(
         row.scores = suite_scores(list(tasks.values()), b=b, p=p)
         row.task_as = dict(zip(tasks, row.scores["task_AS"], strict=True))
         for name, vs in tasks.items():
-            ok = [v.speedup for v in vs if v.status is Status.OK and v.speedup]
-            row.task_speedup[name] = gmean(ok) if ok else None
+            row.task_speedups[name] = [v.speedup for v in vs if v.status is Status.OK and v.speedup]
+            row.task_sizes[name] = len(vs)
     return row
 
 
@@ -215,7 +221,7 @@ def task_cell(row: Row, task: str) -> str:
     """A per-task cell: AS and the G-mean speedup vs eager of its correct variants."""
     if task not in row.task_as:
         return "-"
-    return f"{fmt(row.task_as[task])} ({fmt(row.task_speedup.get(task), 'x')})"
+    return f"{fmt(row.task_as[task])} ({fmt(row.task_speedup(task), 'x')})"
 
 
 def build_leaderboard(
