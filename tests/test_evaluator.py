@@ -65,6 +65,10 @@ def test_correct_triton_pass(bert_task: Task) -> None:
         assert v.comparison.tightest_passing_t <= -2  # close to eager at a strict level
         assert v.speedup and v.speedup > 0 and v.candidate and v.reference
         assert "interpreter" in v.timing_note
+        # every phase of a passing variant, in order, and they account for the worker's time
+        assert list(v.phase_seconds) == ["setup", "build", "correctness", "ghost", "timing"]
+        assert all(t >= 0 for t in v.phase_seconds.values()) and v.worker_seconds
+        assert sum(v.phase_seconds.values()) == pytest.approx(v.worker_seconds, rel=0.05)
     assert result.task_correct and result.scores.subgraph_correct_rate == 1.0
     # AS is the SPEC section 6 formula applied to the result's own reported speedups.
     assert result.scores.AS == pytest.approx(_as_from_reported(result), rel=1e-12)
@@ -80,6 +84,7 @@ def test_numerically_wrong_pass(bert_task: Task) -> None:
         assert v.error_class == ErrorClass.ACCURACY
         assert v.matches == {"WrongAddLayerNorm": 1}
         assert v.comparison is not None and v.comparison.max_abs_diff > 1
+        assert list(v.phase_seconds) == ["setup", "build", "failed"]  # failed in correctness
     # accuracy failures are forgiven from t = 1 on: the SPEC anchor of ~0.147
     assert result.scores.AS == pytest.approx(0.147, abs=5e-4)
     assert not result.task_correct

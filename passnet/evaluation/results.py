@@ -116,6 +116,11 @@ class VariantResult(BaseModel):
     )
     timing_note: str = Field(default="", description="e.g. 'triton interpreter' on CPU")
     worker_seconds: float | None = None
+    phase_seconds: dict[str, float] = Field(
+        default_factory=dict,
+        description="where worker_seconds went: setup, build, correctness (a compiler "
+        "compiles on its first call), ghost, timing; failed (last phase to the failure)",
+    )
     integrity: list[Finding] = Field(
         default_factory=list, description="runtime integrity findings (fatal ones fail the variant)"
     )

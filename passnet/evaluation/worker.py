@@ -77,6 +77,7 @@ def _sandbox(req: WorkerRequest, fraction: float | None) -> dict[str, Any]:
 
 
 def run_variant(req: WorkerRequest) -> dict[str, Any]:
+    clock = [time.perf_counter()]  # phase boundaries (result.phase_seconds)
     import torch
 
     from passnet.evaluation.candidates import (
@@ -118,10 +119,17 @@ def run_variant(req: WorkerRequest) -> dict[str, Any]:
     rt: Runtime | None = None
     own: list[Finding] = []  # findings of the worker itself (policy, null kernel)
 
+    def phase(name: str) -> None:
+        """Charge the time since the last phase ended to ``name`` (result.phase_seconds)."""
+        now = time.perf_counter()
+        result.phase_seconds[name] = result.phase_seconds.get(name, 0.0) + now - clock[0]
+        clock[0] = now
+
     def note(text: str) -> None:
         result.timing_note = "; ".join(x for x in (result.timing_note, text) if x)
 
     def fail(status: Status, message: str) -> dict[str, Any]:
+        phase("failed")
         result.integrity = [*(rt.findings if rt is not None else []), *own]
         if rt is not None:
             fatal = rt.fatal()
@@ -158,6 +166,7 @@ def run_variant(req: WorkerRequest) -> dict[str, Any]:
         original = to_fx(load_module(sample).to(device))
     except SampleError as exc:
         return fail(Status.SAMPLE_ERROR, str(exc))
+    phase("setup")
 
     if params.runtime_checks and spec.kind == "pass":
         rt = Runtime(device, watch_dynamo=params.call_path != "dynamo")
@@ -183,6 +192,7 @@ def run_variant(req: WorkerRequest) -> dict[str, Any]:
             note("runtime guard not applied on this call path (no replacement nodes to wrap)")
         checked_fn = guarded or built.fn
     checker = checks.CandidateChecker(rt, checked_fn, ref_module.forward, device) if rt else None
+    phase("build")
 
     def run_candidate(inputs: list) -> tuple[Any, list, set[int]]:
         if checker is not None:
@@ -254,6 +264,7 @@ def run_variant(req: WorkerRequest) -> dict[str, Any]:
             return fail(Status.INCORRECT, "no closer to the reference than all-zero outputs"
                         + where)  # fmt: skip
         result.comparison = _worst(result.comparison, comparison)  # as correct as its worst
+    phase("correctness")
 
     if checker is not None and rt is not None:
         rt.phase = "ghost"
@@ -262,6 +273,7 @@ def run_variant(req: WorkerRequest) -> dict[str, Any]:
             checker.ghost(first, trials[0].output)
         if stop := rejected():
             return stop
+        phase("ghost")
 
     # Timing, with checked calls hidden at secret positions among the timed calls.
     per_run = params.warmup + max(1, params.trials // max(1, params.rounds)) * params.rounds
@@ -383,6 +395,7 @@ def run_variant(req: WorkerRequest) -> dict[str, Any]:
         result.inductor_median_us = timings["inductor"].wall.median_us
         result.speedup_vs_inductor = result.inductor_median_us / result.candidate.wall.median_us
     result.call_overhead_us = overhead["probe"].wall.median_us
+    phase("timing")
     result.integrity = [*(rt.findings if rt is not None else []), *own]
     return result.model_dump(mode="json")
 
