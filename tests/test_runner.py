@@ -149,6 +149,11 @@ def test_local_pool_runs_every_item(reference):
     assert all(m["device_name"] and m["env_id"] for m in ms)
     assert all(m["worker_seconds"] > 0 for m in ms)
     assert all(m["speedup"] > 0 for m in ms if m["status"] == "ok")
+    # the summary adds up every measured item's phases (each item's sum is its worker time)
+    assert set(summary.phase_seconds) >= {"setup", "build"}
+    assert sum(summary.phase_seconds.values()) == pytest.approx(
+        sum(m["worker_seconds"] for m in ms), rel=0.05
+    )
 
 
 def _rows(db: Path) -> list[tuple]:
@@ -183,6 +188,7 @@ def test_kill_9_then_rerun_loses_nothing_and_measures_nothing_twice(suite, refer
     again = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert again.returncode == 0, again.stdout + again.stderr
     assert f"{len(before)} already done" in again.stdout
+    assert "worker time" in again.stdout and "build" in again.stdout
     after = _rows(db)
     assert len(after) == 6
     assert len({(r[1], r[2]) for r in after}) == 6  # one measurement per work item

@@ -143,6 +143,7 @@ class BenchSummary:
     statuses: dict[str, int] = field(default_factory=dict)
     wall_seconds: float = 0.0
     interrupted: bool = False
+    phase_seconds: dict[str, float] = field(default_factory=dict)  # summed over measured items
 
     @property
     def complete(self) -> bool:
@@ -296,6 +297,8 @@ def bench(
                     summary.measured += 1
                     s = out.result.status.value
                     summary.statuses[s] = summary.statuses.get(s, 0) + 1
+                    for name, sec in out.result.phase_seconds.items():
+                        summary.phase_seconds[name] = summary.phase_seconds.get(name, 0.0) + sec
                 else:
                     summary.duplicates += 1
                 if on_result:

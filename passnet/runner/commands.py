@@ -193,6 +193,10 @@ def bench_cmd(
             f"{summary.wall_seconds:.1f} s",
             soft_wrap=True,
         )
+        if phases := summary.phase_seconds:
+            total = sum(phases.values())
+            parts = ", ".join(f"{k} {v / total:.0%}" for k, v in phases.items())
+            console.print(f"[dim]worker time {total:.1f} s: {parts}[/]", soft_wrap=True)
         for e in summary.errors:
             err.print(f"[red]harness error (not stored, rerun to retry):[/] {e}", soft_wrap=True)
         if summary.interrupted:
