@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
+import sys
 import tempfile
 import threading
 from pathlib import Path
@@ -31,6 +33,8 @@ from passnet.evaluation.sandbox import (
 )
 from passnet.evaluation.worker import WorkerRequest
 from passnet.integrity.runtime import child_pids
+
+ROOT = Path(__file__).resolve().parents[1]
 
 QUICK = Parameters(warmup=1, trials=4, rounds=1, max_reruns=0, fresh_trials=0, policy=False)
 
@@ -189,7 +193,7 @@ def test_spare_workers_are_fresh_and_used_once(tmp_path: Path) -> None:
     params = QUICK.model_copy(update={"seed": 3})
     spec = CandidateSpec(kind="eager")
     limit = default_memory_limit("cpu") - 4096  # a key of its own: no spare from other tests
-    key = ("cpu", True, limit, True, frozenset(os.sched_getaffinity(0)))
+    key = ("cpu", "eager", limit, True, frozenset(os.sched_getaffinity(0)))
 
     def one() -> None:
         from passnet.dataset.task import load_task
@@ -213,5 +217,39 @@ def test_spare_workers_are_fresh_and_used_once(tmp_path: Path) -> None:
         assert spare.proc.poll() is not None  # it ran that request and exited
         assert sandbox._SPARES[key].proc.pid != spare.proc.pid
         last = sandbox._SPARES[key]
+        assert "--preload-inductor" not in last.proc.args  # only Inductor baselines import it
     assert not sandbox._SPARES and last.proc.poll() is not None  # stopped with the scope
     assert not Path(spare.tmpdir).exists() and not Path(last.tmpdir).exists()
+
+
+def test_baseline_workers_share_compiler_state_and_pass_workers_do_not(tmp_path, monkeypatch):
+    """A spare for an Inductor baseline imports Inductor while it waits, and baseline workers
+    find Inductor's TMPDIR folder (CPU precompiled headers) linked to the shared cache; eager
+    and pass workers do not preload, and a pass worker's TMPDIR stays wholly private."""
+    monkeypatch.setenv("PASSNET_COMPILE_CACHE", str(tmp_path / "cc"))
+    aff = frozenset(os.sched_getaffinity(0))
+    for role, preloads, shares in (
+        ("inductor", True, True),
+        ("eager", False, True),
+        ("pass", False, False),
+    ):
+        worker = sandbox._spawn(("cpu", role, None, False, aff))
+        try:
+            assert ("--preload-inductor" in worker.proc.args) is preloads
+            links = [p for p in Path(worker.tmpdir).iterdir() if p.is_symlink()]
+            if shares:
+                assert [p.name.startswith("torchinductor_") for p in links] == [True]
+                assert links[0].resolve() == (tmp_path / "cc" / "tmp").resolve()
+            else:
+                assert links == []
+        finally:
+            worker.discard()
+    assert (tmp_path / "cc" / "tmp").is_dir()  # discarding a worker leaves the shared folder
+    code = (
+        "import sys; from passnet.evaluation.worker import preload; "
+        "preload({}); print('torch._inductor.compile_fx' in sys.modules)"
+    )
+    for arg, expected in (("inductor=True", "True"), ("", "False")):
+        out = subprocess.run([sys.executable, "-c", code.format(arg)], capture_output=True,
+                             text=True, check=True, cwd=ROOT)  # fmt: skip
+        assert out.stdout.strip() == expected

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import atexit
 import ctypes
+import getpass
 import json
 import os
 import re
@@ -49,8 +50,8 @@ def _switched_off(value: str) -> bool:
 def compile_cache_dir() -> Path | None:
     """Inductor/Triton cache shared by baseline workers; None when ``PASSNET_COMPILE_CACHE``
     is ``off``. Without it every worker's private TMPDIR holds a cold cache and each Inductor
-    variant rebuilds what it could reuse (on this 2-core CPU: 27-29 s per worker cold,
-    22-24 s warm)."""
+    variant rebuilds what it could reuse (with ``share_compile_tmp``, on this 2-core CPU: a
+    6-variant Inductor eval 64-67 s -> 25-30 s, docs/runner.md)."""
     setting = os.environ.get("PASSNET_COMPILE_CACHE", "")
     if _switched_off(setting):
         return None
@@ -84,6 +85,28 @@ def worker_env(device: str, tmpdir: str, trusted: bool = False) -> dict[str, str
     else:
         env.pop("TRITON_INTERPRET", None)
     return env
+
+
+def share_compile_tmp(tmpdir: str) -> None:
+    """Give a trusted worker's private TMPDIR the shared Inductor temp folder.
+
+    Inductor keeps CPU precompiled headers (about 150 MB, 5-6 s of g++ on this 2-core
+    machine) under ``$TMPDIR/torchinductor_<user>``, not under TORCHINDUCTOR_CACHE_DIR, so a
+    private TMPDIR rebuilt them for every CPU Inductor variant. The link makes baselines
+    share them; pass workers never get it."""
+    shared = compile_cache_dir()
+    if shared is None:
+        return
+    try:  # named as Inductor's default_cache_dir names it
+        user = re.sub(r'[\\/:*?"<>|]', "_", getpass.getuser())
+    except (KeyError, OSError):
+        user = f"uid_{os.getuid()}"
+    try:
+        target = shared / "tmp"
+        target.mkdir(parents=True, exist_ok=True)
+        os.symlink(target, Path(tmpdir) / f"torchinductor_{user}")
+    except OSError:
+        pass  # an unwritable cache: the worker builds its own headers, only slower
 
 
 _CLONE_NEWNET, _CLONE_NEWUSER = 0x40000000, 0x10000000
@@ -152,14 +175,20 @@ def _netns() -> str:
         return ""
 
 
+def worker_role(request: WorkerRequest) -> str:
+    """``eager`` or ``inductor`` (baselines: only harness code runs) or ``pass``."""
+    kind = request.candidate.get("kind")
+    return kind if kind in ("eager", "inductor") else "pass"
+
+
 def is_trusted(request: WorkerRequest) -> bool:
     """Only harness code runs in the worker: a baseline candidate (no pass folder)."""
-    return request.candidate.get("kind") in ("eager", "inductor")
+    return worker_role(request) != "pass"
 
 
-_Key = tuple[str, bool, "int | None", bool, "frozenset[int] | None"]
-"""What a spare must match: (device kind, trusted, memory limit, network isolation, the
-calling thread's CPU affinity, which the spawned process inherits)."""
+_Key = tuple[str, str, "int | None", bool, "frozenset[int] | None"]
+"""What a spare must match: (device kind, role (``worker_role``), memory limit, network
+isolation, the calling thread's CPU affinity, which the spawned process inherits)."""
 
 
 def _affinity() -> frozenset[int] | None:
@@ -227,14 +256,22 @@ def spares_enabled() -> bool:
 
 
 def _spawn(key: _Key) -> _Worker:
-    device, trusted, memory_limit, isolate_network, _ = key
+    device, role, memory_limit, isolate_network, _ = key
+    trusted = role != "pass"
+    # An Inductor baseline's worker imports Inductor before its request (2.7-3.5 s of the
+    # 5.5 s a first compile takes on CPU); pass workers never do, so their integrity
+    # snapshot sees torch as a pass would find it.
+    argv = ["--preload-inductor"] if role == "inductor" else []
     tmpdir = tempfile.mkdtemp(prefix="passnet-worker-")
+    if trusted:
+        share_compile_tmp(tmpdir)
     read_fd, write_fd = os.pipe()
     log_path = Path(tmpdir) / "worker.log"
     try:
         with open(log_path, "wb") as log:
             proc = subprocess.Popen(
-                [sys.executable, "-m", "passnet.evaluation.worker", "--result-fd", str(write_fd)],
+                [sys.executable, "-m", "passnet.evaluation.worker", "--result-fd", str(write_fd)]
+                + argv,
                 stdin=subprocess.PIPE,
                 stdout=log,
                 stderr=subprocess.STDOUT,
@@ -299,7 +336,7 @@ def run_worker(
     )
     key: _Key = (
         "cpu" if request.device.startswith("cpu") else "cuda",
-        is_trusted(request),
+        worker_role(request),
         memory_limit,
         isolate_network,
         _affinity(),  # a pool thread pinned to some cores spawns workers pinned alike

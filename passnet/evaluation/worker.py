@@ -433,11 +433,15 @@ def _after_timing(rt, side, expected, inputs, before, ref_mutates) -> None:  # n
         rt.add("input-mutated", "the timing inputs changed during the timed calls")
 
 
-def preload() -> None:
+def preload(inductor: bool = False) -> None:
     """Import what every evaluation needs before the request arrives: a spare worker started
     ahead of time (``sandbox.run_worker``) then pays torch's import while the previous
-    variant runs. No pass code and no device work happen here (CUDA stays uninitialised)."""
+    variant runs. No pass code and no device work happen here (CUDA stays uninitialised).
+    ``inductor``: also Inductor's compiler (a baseline worker that will compile)."""
     import torch  # noqa: F401
+
+    if inductor:
+        import torch._inductor.compile_fx  # noqa: F401
 
     import passnet.evaluation.candidates  # noqa: F401
     import passnet.evaluation.timing  # noqa: F401
@@ -453,12 +457,13 @@ def preload() -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--result-fd", type=int, required=True)
+    parser.add_argument("--preload-inductor", action="store_true")
     args = parser.parse_args(argv)
     # Move the channel off the number named on the command line (non-inheritable copy).
     channel = os.dup(args.result_fd)
     os.close(args.result_fd)
     del sys.argv[1:]
-    preload()
+    preload(inductor=args.preload_inductor)
     text = sys.stdin.read()
     sys.stdin.close()
     if not text.strip():  # a spare whose parent went away (or never needed it)
