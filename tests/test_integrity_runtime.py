@@ -130,9 +130,15 @@ LEGIT_GRAPHS = {
                  "return (relu,)", {"in_0": [1, 8, 16, 16], "in_1": [1, 8, 16, 16]}),
     "autotuned": ("add = x + bias\nrelu = torch.nn.functional.relu(add, inplace = False)\n"
                   "return (relu,)", {"x": [8, 96], "bias": [96]}),
+    # ViT/ALBERT in the bundled suite: the second output is a view of the first (one storage)
+    "view_output": ("add = x + residual\n"
+                    "ln = torch.nn.functional.layer_norm(add, (128,), weight, bias, 1e-12)\n"
+                    "cls = ln[(slice(None, None, None), 0)]\nreturn (ln, cls)",
+                    {"x": [2, 5, 128], "residual": [2, 5, 128], "weight": [128], "bias": [128]}),
 }  # fmt: skip
 LEGIT_DIRS = {name: LEGIT / name for name in LEGIT_GRAPHS} | {
-    "add_relu": ROOT / "tests" / "passes" / "add_relu"
+    "add_relu": ROOT / "tests" / "passes" / "add_relu",
+    "view_output": EXAMPLE_PASS,
 }
 
 
