@@ -70,6 +70,8 @@ def test_correct_triton_pass(bert_task: Task) -> None:
         assert all(t >= 0 for t in v.phase_seconds.values()) and v.worker_seconds
         assert sum(v.phase_seconds.values()) == pytest.approx(v.worker_seconds, rel=0.05)
     assert result.task_correct and result.scores.subgraph_correct_rate == 1.0
+    # the machine is named: CPU model, the vector ISA Inductor targets, core count
+    assert f"{os.cpu_count()} CPUs)" in result.environment.device_name
     # AS is the SPEC section 6 formula applied to the result's own reported speedups.
     assert result.scores.AS == pytest.approx(_as_from_reported(result), rel=1e-12)
     speedups = [v.speedup for v in result.variants]

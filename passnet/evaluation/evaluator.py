@@ -32,6 +32,25 @@ from passnet.integrity.policy import PolicyError, check_pass_dir
 from passnet.scores.metrics import compute_scores
 
 
+def cpu_name() -> str:
+    """The CPU model, the vector ISA Inductor's C++ code targets and the core count: what a
+    CPU timing depends on ("x86_64" alone does not say which machine measured it)."""
+    import os
+
+    import torch
+
+    model = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    isa = getattr(torch.backends.cpu, "get_cpu_capability", lambda: "?")()
+    return f"{model} ({isa}, {os.cpu_count()} CPUs)"
+
+
 def environment(device: str) -> Environment:
     import torch
 
@@ -41,7 +60,7 @@ def environment(device: str) -> Environment:
         triton_version: str | None = triton.__version__
     except ImportError:
         triton_version = None
-    name, cuda, driver = platform.processor() or platform.machine(), None, None
+    name, cuda, driver = cpu_name(), None, None
     if device.startswith("cuda"):
         idx = torch.device(device).index or 0
         name = torch.cuda.get_device_name(idx)
