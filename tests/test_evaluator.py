@@ -65,6 +65,8 @@ def test_correct_triton_pass(bert_task: Task) -> None:
         assert v.comparison.tightest_passing_t <= -2  # close to eager at a strict level
         assert v.speedup and v.speedup > 0 and v.candidate and v.reference
         assert "interpreter" in v.timing_note
+        if os.path.exists("/proc/stat"):  # host CPU steal while this variant was timed
+            assert v.cpu_steal is not None and 0.0 <= v.cpu_steal <= 1.0
         # every phase of a passing variant, in order, and they account for the worker's time
         assert list(v.phase_seconds) == ["setup", "build", "correctness", "ghost", "timing"]
         assert all(t >= 0 for t in v.phase_seconds.values()) and v.worker_seconds

@@ -154,6 +154,9 @@ def test_local_pool_runs_every_item(reference):
     assert sum(summary.phase_seconds.values()) == pytest.approx(
         sum(m["worker_seconds"] for m in ms), rel=0.05
     )
+    if Path("/proc/stat").exists():  # host CPU steal, one share per item that was timed
+        assert len(summary.cpu_steal) >= sum(m["status"] == "ok" for m in ms) > 0
+        assert all(0.0 <= x <= 1.0 for x in summary.cpu_steal)
 
 
 def _rows(db: Path) -> list[tuple]:
@@ -189,6 +192,8 @@ def test_kill_9_then_rerun_loses_nothing_and_measures_nothing_twice(suite, refer
     assert again.returncode == 0, again.stdout + again.stderr
     assert f"{len(before)} already done" in again.stdout
     assert "worker time" in again.stdout and "build" in again.stdout
+    if Path("/proc/stat").exists():
+        assert "host CPU steal while evaluating: mean" in again.stdout + again.stderr
     after = _rows(db)
     assert len(after) == 6
     assert len({(r[1], r[2]) for r in after}) == 6  # one measurement per work item

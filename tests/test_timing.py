@@ -1,8 +1,17 @@
 """Timing harness mechanics (no speed thresholds: those live in docs/ benchmarks)."""
 
+from pathlib import Path
+
+import pytest
 import torch
 
-from passnet.evaluation.timing import Side, measure, relative_spread
+from passnet.evaluation.timing import (
+    Side,
+    cpu_steal_jiffies,
+    measure,
+    relative_spread,
+    steal_share,
+)
 
 
 def test_every_sample_is_kept_and_sides_interleave() -> None:
@@ -40,3 +49,18 @@ def test_noisy_measurement_is_rerun_then_flagged() -> None:
 def test_relative_spread() -> None:
     assert relative_spread([1.0, 1.0, 1.0, 1.0]) == 0.0
     assert relative_spread([1.0, 2.0, 3.0, 4.0, 5.0]) == 2.0 / 3.0
+
+
+def test_cpu_steal_share() -> None:
+    assert steal_share((10, 1000), (15, 1100)) == pytest.approx(0.05)
+    assert steal_share(None, (1, 2)) is None and steal_share((1, 2), (1, 2)) is None
+    if not Path("/proc/stat").exists():
+        assert cpu_steal_jiffies() is None
+        return
+    before = cpu_steal_jiffies()
+    sum(i * i for i in range(300_000))  # some CPU time passes
+    after = cpu_steal_jiffies()
+    assert before is not None and after is not None
+    assert 0 <= before[0] <= before[1] and after[0] >= before[0] and after[1] >= before[1]
+    share = steal_share(before, after)
+    assert share is None or 0.0 <= share <= 1.0

@@ -115,6 +115,12 @@ class VariantResult(BaseModel):
         default=None, description="per-call cost of the candidate call path on an empty graph"
     )
     timing_note: str = Field(default="", description="e.g. 'triton interpreter' on CPU")
+    cpu_steal: float | None = Field(
+        default=None,
+        description="share of the host's CPU time the hypervisor gave other guests while this "
+        "variant was evaluated, up to its timing's end (/proc/stat steal; None off Linux): "
+        "a disturbed host",
+    )
     worker_seconds: float | None = None
     phase_seconds: dict[str, float] = Field(
         default_factory=dict,

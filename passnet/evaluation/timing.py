@@ -30,6 +30,30 @@ class Side:
     event_us: list[float] = field(default_factory=list)
 
 
+def cpu_steal_jiffies() -> tuple[int, int] | None:
+    """(steal, total) CPU time of the whole host from ``/proc/stat``; None where there is none.
+
+    Steal is time the hypervisor gave other guests while this VM wanted a CPU. Interleaved
+    rounds even it out between the sides of one measurement, not between hosts: on shared
+    2-core VMs, per-call times of the same variant differed 2-6x from one host to another."""
+    try:
+        with open("/proc/stat") as f:
+            fields = f.readline().split()
+        values = [int(x) for x in fields[1:9]]
+    except (OSError, ValueError):
+        return None
+    if not fields or fields[0] != "cpu" or len(values) < 8:
+        return None
+    return values[7], sum(values)  # user..steal; guest time is already inside user and nice
+
+
+def steal_share(before: tuple[int, int] | None, after: tuple[int, int] | None) -> float | None:
+    """The share of the host's CPU time that was stolen between two ``cpu_steal_jiffies``."""
+    if before is None or after is None or after[1] <= before[1]:
+        return None
+    return (after[0] - before[0]) / (after[1] - before[1])
+
+
 def _sync_fn(device: torch.device) -> Callable[[], None]:
     if device.type == "cuda":
         return torch.cuda.synchronize

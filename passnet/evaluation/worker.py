@@ -96,13 +96,14 @@ def run_variant(req: WorkerRequest) -> dict[str, Any]:
         Status,
         VariantResult,
     )
-    from passnet.evaluation.timing import Side, measure
+    from passnet.evaluation.timing import Side, cpu_steal_jiffies, measure, steal_share
     from passnet.graph.sample import SampleError, load_module, load_sample, materialize
     from passnet.integrity import checks
     from passnet.integrity.policy import PolicyError, enforce
     from passnet.integrity.runtime import Runtime
     from passnet.passes.matcher import to_fx
 
+    steal_before = cpu_steal_jiffies()  # over the whole evaluation: /proc/stat ticks at 100 Hz
     params = Parameters(**req.parameters)
     spec = CandidateSpec(**req.candidate)
     device = torch.device(req.device)
@@ -395,6 +396,7 @@ def run_variant(req: WorkerRequest) -> dict[str, Any]:
         result.inductor_median_us = timings["inductor"].wall.median_us
         result.speedup_vs_inductor = result.inductor_median_us / result.candidate.wall.median_us
     result.call_overhead_us = overhead["probe"].wall.median_us
+    result.cpu_steal = steal_share(steal_before, cpu_steal_jiffies())
     phase("timing")
     result.integrity = [*(rt.findings if rt is not None else []), *own]
     return result.model_dump(mode="json")

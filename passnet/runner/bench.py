@@ -144,6 +144,7 @@ class BenchSummary:
     wall_seconds: float = 0.0
     interrupted: bool = False
     phase_seconds: dict[str, float] = field(default_factory=dict)  # summed over measured items
+    cpu_steal: list[float] = field(default_factory=list)  # per measured item that was timed
 
     @property
     def complete(self) -> bool:
@@ -299,6 +300,8 @@ def bench(
                     summary.statuses[s] = summary.statuses.get(s, 0) + 1
                     for name, sec in out.result.phase_seconds.items():
                         summary.phase_seconds[name] = summary.phase_seconds.get(name, 0.0) + sec
+                    if out.result.cpu_steal is not None:
+                        summary.cpu_steal.append(out.result.cpu_steal)
                 else:
                     summary.duplicates += 1
                 if on_result:

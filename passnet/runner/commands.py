@@ -15,6 +15,7 @@ from passnet.runner.suite import DEFAULT_SUITE
 # In logs (not a terminal) rich would wrap tables at 80 columns; give them room instead.
 console = Console(width=None if sys.stdout.isatty() else 160)
 err = Console(stderr=True, width=None if sys.stderr.isatty() else 160)
+STEAL_WARN = 0.02  # mean share of CPU time stolen by the hypervisor above which bench warns
 
 
 def _fail(message: str) -> None:
@@ -197,6 +198,14 @@ def bench_cmd(
             total = sum(phases.values())
             parts = ", ".join(f"{k} {v / total:.0%}" for k, v in phases.items())
             console.print(f"[dim]worker time {total:.1f} s: {parts}[/]", soft_wrap=True)
+        if steal := summary.cpu_steal:
+            mean = sum(steal) / len(steal)
+            line = f"host CPU steal while evaluating: mean {mean:.1%}, max {max(steal):.1%}"
+            if mean > STEAL_WARN:
+                err.print(f"[yellow]{line}: a shared host was busy; compare these timings "
+                          "only with others of this run[/]", soft_wrap=True)  # fmt: skip
+            else:
+                console.print(f"[dim]{line}[/]", soft_wrap=True)
         for e in summary.errors:
             err.print(f"[red]harness error (not stored, rerun to retry):[/] {e}", soft_wrap=True)
         if summary.interrupted:
