@@ -130,13 +130,17 @@ class _Layout(torch.nn.Module):
 
 
 def test_eager_launches_counts_what_a_cut_sample_computes() -> None:
-    """On the parent's transposed tensor contiguous() copies; on the cut sample (contiguous,
-    GraphNet records no strides) it is free, so such a range must not become a fusible task."""
+    """Eager costs counted on the inputs as the cut sample lays them out: a transposed
+    (permuted dense) tensor keeps its strides, so contiguous() copies it; a gapped slice is
+    recorded contiguous, so there contiguous() is free and the range has nothing to fuse."""
     gm = torch.fx.symbolic_trace(_Layout())
     layout_only = torch.fx.symbolic_trace(lambda t: t.contiguous().reshape(2, -1).contiguous())
     transposed = torch.randn(3, 2, 4).transpose(1, 2)
-    assert eager_launches(layout_only, [transposed]) == 0
-    assert eager_launches(gm, [transposed]) == 2  # relu, add: the views compute nothing
+    gapped = torch.randn(3, 4, 4)[:, :, ::2]
+    assert eager_launches(layout_only, [transposed]) == 1  # the copy
+    assert eager_launches(gm, [transposed]) == 3  # copy, relu, add
+    assert eager_launches(layout_only, [gapped]) == 0
+    assert eager_launches(gm, [gapped]) == 2  # relu, add: the views compute nothing
 
 
 @pytest.mark.gpu

@@ -295,6 +295,30 @@ def test_write_then_load_round_trip(tmp_path: Path) -> None:
     assert again.sources is None and not (folder / "subgraph_sources.json").exists()
 
 
+def test_stride_round_trips_and_lays_out_the_same_values(tmp_path: Path) -> None:
+    """A permuted dense layout (PassNet's ``stride`` attribute, a transposed activation) is
+    written, read back, kept by dtype variants and materialised with the values of the same
+    meta without it: only the layout differs."""
+    plain = _meta("x", [4, 8], mean=0.5, std=1.0)
+    strided = plain.model_copy(update={"stride": [1, 4]})
+    w = _meta("w", [3, 8], mean=0.0, std=0.1)
+    sample = write_sample(tmp_path / "t", TINY_MODEL, [strided, w], {"model_name": "t"})
+    assert "    stride = [1, 4]\n" in (sample.path / "weight_meta.py").read_text()
+    loaded = load_sample(sample.path)
+    assert loaded.metas[0].stride == [1, 4] and loaded.metas[1].stride is None
+    x = materialize(loaded, seed=3)[0]
+    assert x.stride() == (1, 4) and not x.is_contiguous()
+    assert torch.equal(x, _single(plain, seed=3))
+    assert run_sample(loaded)
+    half = with_dtype(loaded, "bfloat16", tmp_path / "t16")
+    assert half.metas[0].stride == [1, 4] and materialize(half)[0].stride() == (1, 4)
+    # a stride that is no permutation of a dense layout is a clear error
+    text = (sample.path / "weight_meta.py").read_text().replace("[1, 4]", "[1, 1]")
+    (sample.path / "weight_meta.py").write_text(text)
+    with pytest.raises(SampleError, match=r"stride \[1, 1\] is not a permuted dense layout"):
+        load_sample(sample.path)
+
+
 def test_fixture_survives_a_rewrite(tmp_path: Path) -> None:
     sample = load_sample(fx(BERT))
     copy = write_sample(tmp_path / "bert", sample.code, sample.metas, sample.graph_net)

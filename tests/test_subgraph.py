@@ -137,3 +137,33 @@ def test_bad_ranges_are_sample_errors(tmp_path: Path) -> None:
             cut_subgraph(sample, start, end, tmp_path / "x")
     with pytest.raises(SampleError, match="overwrite its parent"):
         cut_subgraph(sample, 0, 1, sample.path)
+
+
+TRANSPOSED = """import torch
+
+
+class GraphModule(torch.nn.Module):
+    def forward(self, x: torch.Tensor):
+        t = x.transpose(1, 2)
+        c = t.contiguous()
+        relu = torch.relu(c)
+        add = relu + 1
+        return (add,)
+"""
+
+
+def test_cut_input_keeps_a_permuted_layout(tmp_path: Path) -> None:
+    """A range starting at contiguous() of a transposed activation: its sample records the
+    stride, so the input is transposed again and eager pays the copy, as in the parent; its
+    structural hash sees the layout the way the decomposition's range hash does."""
+    from passnet.dataset.hashing import input_specs, value_spec
+    from passnet.graph.sample import TensorMeta, write_sample
+
+    meta = TensorMeta(name="x", shape=[2, 3, 5], dtype="torch.float32", mean=0.0, std=5.0)
+    parent = write_sample(tmp_path / "parent", TRANSPOSED, [meta], {"model_name": "p"})
+    sub = cut_subgraph(parent, 1, 4, tmp_path / "cut")
+    transposed = materialize(parent)[0].transpose(1, 2)
+    assert sub.metas[0].stride == list(transposed.stride()) == [15, 1, 5]
+    x = materialize(load_sample(sub.path))[0]
+    assert x.shape == transposed.shape and x.stride() == transposed.stride()
+    assert input_specs(sub) == [value_spec(transposed)] != [value_spec(transposed.contiguous())]

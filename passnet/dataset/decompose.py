@@ -241,8 +241,8 @@ def _window_ranges(
             continue
         if counter(view, a, b, check=True) != delta:  # the cut alone must agree with the prefix
             continue
-        if eager_launches(*view.module(a, b)) <= delta:  # e.g. contiguous() of a cut input:
-            continue  # the sample has no strides, so eager does nothing there; no task
+        if eager_launches(*view.module(a, b)) <= delta:  # eager on the sample as cut (its
+            continue  # layouts) launches no more than Inductor: nothing to fuse
         found.append(Range("fusible", a, b, delta, ops, window=start))
     return found
 

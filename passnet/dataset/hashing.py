@@ -9,10 +9,11 @@ canonical form that ignores every name:
 * each node as (kind, target, arguments) where an argument that is a node is its canonical
   index, and literals are kept exactly (floats by ``repr``, dtypes, slices, nested sequences);
   devices are normalised to "device", so a graph captured on CUDA and on CPU hash alike;
-* placeholders numbered in order of first use, described by shape and dtype (tensors) or type
-  and value (scalars), never by name; unused placeholders are appended by shape.
+* placeholders numbered in order of first use, described by shape, dtype and, for a permuted
+  dense layout, stride (tensors) or type and value (scalars), never by name; unused
+  placeholders are appended by shape.
 
-:func:`structural_hash` changes with any op, edge, literal, shape or dtype. :func:`pattern_hash`
+:func:`structural_hash` changes with any op, edge, literal, shape, dtype or recorded stride. :func:`pattern_hash`
 keeps only ops and edges (no literals, shapes or dtypes): it groups subgraphs into tasks by
 operator sequence, across shapes and dtypes.
 """
@@ -29,9 +30,10 @@ import torch
 import torch.fx
 from torch.fx.node import _get_qualified_name
 
+from passnet.graph.meta import sample_stride
 from passnet.graph.sample import Sample
 
-InputSpec = tuple  # ("tensor", shape, dtype) or ("scalar", type name, value)
+InputSpec = list  # ["tensor", shape, dtype(, stride)] or ["scalar", type name, value]
 
 
 @dataclass(frozen=True)
@@ -154,7 +156,8 @@ def input_specs(sample: Sample) -> list[InputSpec]:
     for meta in sample.metas:
         kind = sample.scalar_type(meta.name)
         if kind is None:
-            specs.append(["tensor", list(meta.shape), meta.dtype.removeprefix("torch.")])
+            spec = ["tensor", list(meta.shape), meta.dtype.removeprefix("torch.")]
+            specs.append(spec + ([meta.stride] if meta.stride is not None else []))
         else:
             value = (meta.data or [meta.mean])[0] if (meta.data or meta.mean is not None) else None
             specs.append(["scalar", kind.__name__, value])
@@ -164,7 +167,9 @@ def input_specs(sample: Sample) -> list[InputSpec]:
 def value_spec(value: Any) -> InputSpec:
     """The input spec of a concrete value (a tensor or a Python scalar)."""
     if isinstance(value, torch.Tensor):
-        return ["tensor", list(value.shape), str(value.dtype).removeprefix("torch.")]
+        stride = sample_stride(value)  # as the value's cut sample records it
+        spec = ["tensor", list(value.shape), str(value.dtype).removeprefix("torch.")]
+        return spec + ([stride] if stride is not None else [])
     return ["scalar", type(value).__name__, value]
 
 

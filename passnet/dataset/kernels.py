@@ -19,6 +19,8 @@ from unittest import mock
 import torch
 import torch.fx
 
+from passnet.graph.meta import sample_layout
+
 _LAUNCH = re.compile(
     r"^\s*(?:[\w, ]+ = )?(?P<callee>cpp_fused_\w+|triton_\w+\.run|extern_kernels\.\w+"
     r"|torch\.ops\.[\w.]+|aten\.[\w.]+)\(",
@@ -109,9 +111,10 @@ def count_kernels(
 
 
 def eager_launches(gm: torch.nn.Module, inputs: list) -> int:
-    """Aten ops that compute when ``gm`` runs eagerly on contiguous copies of ``inputs``: what a
-    cut sample (GraphNet metas record no strides) costs eager. Ops whose outputs alias an
-    input (views, ``contiguous()`` of a contiguous tensor) compute nothing and do not count."""
+    """Aten ops that compute when ``gm`` runs eagerly on ``inputs`` laid out as its cut sample
+    will have them (``sample_layout``: permuted dense layouts kept, others contiguous): what
+    the sample costs eager. Ops whose outputs alias an input (views, ``contiguous()`` of a
+    contiguous tensor) compute nothing and do not count."""
     from torch.utils._python_dispatch import TorchDispatchMode
 
     class _Count(TorchDispatchMode):
@@ -122,7 +125,7 @@ def eager_launches(gm: torch.nn.Module, inputs: list) -> int:
                 self.n += 1
             return func(*args, **(kwargs or {}))
 
-    fresh = [x.detach().contiguous() if isinstance(x, torch.Tensor) else x for x in inputs]
+    fresh = [sample_layout(x) if isinstance(x, torch.Tensor) else x for x in inputs]
     with torch.no_grad(), _Count() as mode:
         gm(*fresh)
     return mode.n

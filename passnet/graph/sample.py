@@ -1,7 +1,7 @@
 """GraphNet sample folders: parse, materialise, run and write them (SPEC section 2).
 
-Meta files are parsed with ``ast``, never executed, so reading a dataset runs none of its code
-(only :func:`load_module` executes model.py). Materialisation follows upstream GraphNet with two
+Meta files are parsed with ``ast``, never executed (``passnet.graph.meta``), so reading a
+dataset runs none of its code (only :func:`load_module` executes model.py). Materialisation follows upstream GraphNet with two
 fixes: values come from an explicit seed (every check can draw fresh inputs), and a float tensor
 recorded with std 0 is not replayed as a constant (a kernel writing a constant must not pass).
 """
@@ -17,11 +17,17 @@ import sys
 import types
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-import pydantic
 import torch
 
+from passnet.graph.meta import (
+    SampleError,
+    TensorMeta,
+    dtype_of,
+    format_constraints,
+    format_metas,
+    parse_meta_file,
+)
 from passnet.graph.source import parse_source
 
 META_FILES = ("weight_meta.py", "input_meta.py")
@@ -38,47 +44,6 @@ _SCALAR_ANNOTATIONS = {
     for name in (f"torch.Sym{cap}", f"Sym{cap}", kind.__name__)
 }
 _SYMINT_NAME = re.compile(r"^s\d+$")
-
-
-class SampleError(Exception):
-    """A sample folder that cannot be read, materialised or run; names the file and the reason."""
-
-    def __init__(self, file: Path | str, reason: str) -> None:
-        self.file, self.reason = Path(file), reason
-        super().__init__(f"{file}: {reason}")
-
-
-def dtype_of(name: str) -> torch.dtype:
-    """torch dtype of "float16" or "torch.float16"."""
-    value = getattr(torch, name.removeprefix("torch."), None)
-    if not isinstance(value, torch.dtype):
-        raise ValueError(f"unknown dtype {name!r}")
-    return value
-
-
-class TensorMeta(pydantic.BaseModel):
-    """One ``Program_weight_tensor_meta_*`` class: what a forward argument looks like."""
-
-    model_config = pydantic.ConfigDict(extra="ignore")
-
-    name: str
-    shape: list[int]
-    dtype: str
-    device: str | None = None  # upstream always writes these three; its reader defaults them
-    mean: float | None = None
-    std: float | None = None
-    min_val: float | int | None = None
-    max_val: float | int | None = None
-    data: list | None = None
-
-    @pydantic.field_validator("dtype")
-    @classmethod
-    def _known_dtype(cls, value: str) -> str:
-        return str(dtype_of(value))
-
-    @property
-    def torch_dtype(self) -> torch.dtype:
-        return dtype_of(self.dtype)
 
 
 @dataclass
@@ -126,63 +91,6 @@ class Sample:
         if meta.shape == [] and meta.dtype == "torch.int64" and _SYMINT_NAME.match(name):
             return int
         return None
-
-
-def _literal(node: ast.expr) -> Any:
-    """Value of a literal expression, also ``inf``/``nan``, ``float("inf")`` and ``torch.x``."""
-    try:
-        return ast.literal_eval(node)
-    except ValueError:
-        pass
-    if isinstance(node, ast.Name) and node.id in ("inf", "nan"):
-        return float(node.id)
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        return -_literal(node.operand)
-    if isinstance(node, (ast.List, ast.Tuple)):
-        return [_literal(item) for item in node.elts]
-    if isinstance(node, ast.Attribute) and getattr(node.value, "id", None) == "torch":
-        return f"torch.{node.attr}"
-    func = getattr(node, "func", None)
-    if getattr(func, "id", None) == "float" and len(node.args) == 1 and not node.keywords:
-        return float(_literal(node.args[0]))
-    raise ValueError(f"not a literal: {ast.unparse(node)[:80]}")
-
-
-def _pydantic_reason(error: pydantic.ValidationError) -> str:
-    return "; ".join(
-        f"missing field {'.'.join(map(str, e['loc']))}"
-        if e["type"] == "missing"
-        else f"{'.'.join(map(str, e['loc']))}: {e['msg']}"
-        for e in error.errors()
-    )
-
-
-def parse_meta_file(path: Path) -> list[TensorMeta]:
-    """The meta classes of a weight_meta.py / input_meta.py, parsed without executing it."""
-    try:
-        tree = parse_source(path.read_text(encoding="utf-8"), str(path))
-    except (SyntaxError, ValueError) as e:
-        raise SampleError(path, f"unparsable: {e}") from e
-    metas = []
-    for node in tree.body:
-        if not isinstance(node, ast.ClassDef):
-            continue
-        attrs: dict[str, Any] = {}
-        for stmt in node.body:
-            if isinstance(stmt, (ast.Expr, ast.Pass)):  # docstring
-                continue
-            where = f"class {node.name}, line {stmt.lineno}"
-            if not isinstance(stmt, ast.Assign) or not isinstance(stmt.targets[0], ast.Name):
-                raise SampleError(path, f"{where}: not an attribute assignment")
-            try:
-                attrs[stmt.targets[0].id] = _literal(stmt.value)
-            except (ValueError, TypeError) as e:
-                raise SampleError(path, f"{where}: {e}") from e
-        try:
-            metas.append(TensorMeta(**attrs))
-        except pydantic.ValidationError as e:
-            raise SampleError(path, f"class {node.name}: {_pydantic_reason(e)}") from e
-    return metas
 
 
 def _forward_args(code: str, path: Path) -> tuple[list[str], dict[str, str | None]]:
@@ -308,6 +216,14 @@ def _int_range(meta: TensorMeta) -> tuple[int, int]:
 
 
 def _tensor(sample: Sample, meta: TensorMeta, gen: torch.Generator) -> torch.Tensor:
+    values = _values(sample, meta, gen)
+    if meta.stride is None:
+        return values
+    return torch.empty_strided(meta.shape, meta.stride, dtype=values.dtype).copy_(values)
+
+
+def _values(sample: Sample, meta: TensorMeta, gen: torch.Generator) -> torch.Tensor:
+    """Contiguous values of the meta: its data, else drawn from its statistics."""
     dtype = meta.torch_dtype
     try:
         if meta.data is not None:
@@ -389,53 +305,6 @@ def tensor_stats(t: torch.Tensor) -> dict:
     return stats
 
 
-def _number(value: Any, stat: bool = False) -> str:
-    """A Python literal; statistics get upstream's 3 decimals, non-finite floats float("inf")."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return f'float("{value}")'
-    return f"{value:.3f}" if stat and value is not None else repr(value)
-
-
-def _data(data: list | None) -> str:
-    flat = torch.tensor(data).flatten().tolist() if data and isinstance(data[0], list) else data
-    return "None" if flat is None else "[" + ", ".join(_number(x) for x in flat) + "]"
-
-
-def format_metas(metas: list[TensorMeta]) -> str:
-    """weight_meta.py text in upstream's class layout (upstream tools exec it)."""
-    blocks, used = [], set()
-    for meta in metas:
-        cls = "Program_weight_tensor_meta_" + re.sub(r"\W", "_", meta.name)
-        while cls in used:
-            cls += "_"
-        used.add(cls)
-        lines = [
-            f"class {cls}:",
-            f"    name = {json.dumps(meta.name)}",
-            f"    shape = {list(meta.shape)}",
-            f'    dtype = "{meta.dtype}"',
-            f"    device = {json.dumps(meta.device) if meta.device else None}",
-            f"    mean = {_number(meta.mean, stat=True)}",
-            f"    std = {_number(meta.std, stat=True)}",
-            f"    data = {_data(meta.data)}",
-        ]
-        lines += [
-            f"    {k} = {_number(v)}" for k, v in meta if k.endswith("_val") and v is not None
-        ]
-        blocks.append("\n".join(lines) + "\n")
-    return "\n\n".join(blocks)
-
-
-def _constraints(metas: list[TensorMeta]) -> str:
-    shapes = "".join(f"    ({list(m.shape)}, {json.dumps(m.name)}),\n" for m in metas)
-    return (
-        "dynamic_dim_constraint_symbols = []\n\n"
-        "dynamic_dim_constraint_symbol2example_value = {}\n\n"
-        "dynamic_dim_constraint_relations = []\n\n"
-        f"dynamic_dim_constraint_input_shapes = [\n{shapes}]\n"
-    )
-
-
 def graph_hash(code: str) -> str:
     """Upstream-style graph hash: SHA-256 of the model.py text."""
     return hashlib.sha256(code.encode("utf-8")).hexdigest()
@@ -458,7 +327,7 @@ def write_sample(
         "model.py": code,
         "weight_meta.py": format_metas(metas),
         "input_meta.py": "",
-        "input_tensor_constraints.py": _constraints(metas),
+        "input_tensor_constraints.py": format_constraints(metas),
         "graph_net.json": json.dumps(info, indent=4) + "\n",
         "graph_hash.txt": graph_hash(code),
     }

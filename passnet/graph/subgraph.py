@@ -21,6 +21,7 @@ import torch.fx
 from torch.fx.graph import _custom_builtins
 from torch.fx.node import _get_qualified_name
 
+from passnet.graph.meta import sample_stride
 from passnet.graph.sample import (
     DATA_MAX_NUMEL,
     Sample,
@@ -169,6 +170,7 @@ def _input_meta(name: str, value: Any, node: torch.fx.Node, model_py: Path) -> T
             dtype=str(value.dtype),
             device=str(value.device),
             data=data,
+            stride=sample_stride(value),
             **tensor_stats(value),
         )
     for kind, dtype in ((bool, "torch.bool"), (int, "torch.int64"), (float, "torch.float64")):
