@@ -10,7 +10,7 @@ import torch
 
 from passnet.dataset import zoo
 from passnet.dataset.capture import CaptureError, capture, capture_zoo
-from passnet.graph.sample import load_sample, run_sample
+from passnet.graph.sample import load_sample, materialize, run_sample
 
 
 class _Block(torch.nn.Module):
@@ -63,6 +63,16 @@ def test_capture_writes_validated_sample(tmp_path: Path) -> None:
     out = run_sample(load_sample(sample.path), seed=3)[0]
     assert out.shape == (2, 4, 16) and torch.isfinite(out).all()
     assert sample.graph_net["weights"] == "real"
+
+
+def test_channels_last_input_keeps_its_layout(tmp_path: Path) -> None:
+    torch.manual_seed(0)
+    conv = torch.nn.Conv2d(3, 4, 3).eval()
+    x = torch.randn(2, 3, 8, 8).to(memory_format=torch.channels_last)
+    sample = capture(conv, (x,), tmp_path / "conv", "conv")
+    meta = next(m for m in sample.metas if m.shape == [2, 3, 8, 8])
+    assert meta.stride == list(x.stride()) == [192, 1, 24, 3]
+    assert materialize(load_sample(sample.path))[sample.metas.index(meta)].stride() == x.stride()
 
 
 def test_capture_rejects_graph_breaks(tmp_path: Path) -> None:

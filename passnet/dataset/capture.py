@@ -24,6 +24,7 @@ from typing import Any
 import torch
 import torch.fx
 
+from passnet.graph.meta import sample_stride
 from passnet.graph.sample import Sample, TensorMeta, load_module, run_sample, tensor_stats
 from passnet.graph.sample import write_sample as _write_sample
 
@@ -41,8 +42,11 @@ def _meta(name: str, value: Any) -> TensorMeta:
         return TensorMeta(name=name, shape=[], dtype="torch.int64", device="cpu", data=[int(value)])
     if not isinstance(value, torch.Tensor):
         raise CaptureError(f"graph input {name!r} is a {type(value).__name__}, not a tensor")
+    stride = sample_stride(value)  # a channels-last or transposed input keeps its layout
     if value.device.type == "meta":  # no values: shapes and dtypes only
-        return TensorMeta(name=name, shape=list(value.shape), dtype=str(value.dtype), device="cpu")
+        return TensorMeta(
+            name=name, shape=list(value.shape), dtype=str(value.dtype), device="cpu", stride=stride
+        )
     stats = tensor_stats(value)
     if not stats.get("std"):
         # A constant tensor (LayerNorm weight at init) must not pin replays to that constant:
@@ -58,6 +62,7 @@ def _meta(name: str, value: Any) -> TensorMeta:
         dtype=str(value.dtype),
         device=str(value.device),
         data=data,
+        stride=stride,
         **stats,
     )
 
