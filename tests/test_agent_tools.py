@@ -228,6 +228,25 @@ def test_prompts_state_contract_task_and_example() -> None:
     assert "min -2.74" in graph_detail(task, task.variants[0].graph)
 
 
+def test_prompts_state_a_recorded_input_layout(tmp_path: Path) -> None:
+    """A strided (transposed) input is named as such: a kernel must index it by its strides."""
+    from passnet.dataset.task import write_task
+    from passnet.graph.sample import TensorMeta, write_sample
+
+    code = (
+        "import torch\n\n\nclass GraphModule(torch.nn.Module):\n"
+        "    def forward(self, x: torch.Tensor):\n        c = x.contiguous()\n"
+        "        return (torch.relu(c),)\n"
+    )
+    meta = TensorMeta(name="x", shape=[4, 8], dtype="torch.float32", mean=0.0, std=1.0,
+                      stride=[1, 4])  # fmt: skip
+    sample = write_sample(tmp_path / "s", code, [meta], {"model_name": "t"})
+    task = write_task(tmp_path / "task", [sample.path])
+    _, user = initial_messages(task, max_steps=5, b=0.1, device="cpu")
+    assert "[4, 8] stride [1, 4]" in user["content"]
+    assert "stride [1, 4] (not contiguous)" in graph_detail(task, task.variants[0].graph)
+
+
 # -- trajectories --------------------------------------------------------------------------
 
 

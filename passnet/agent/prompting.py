@@ -32,12 +32,14 @@ class InputInfo:
     stats: str = ""
     shape: list[int] | None = None  # None for a scalar
     dtype: str = ""
+    stride: list[int] | None = None  # a recorded non-contiguous layout (graph.meta.sample_stride)
 
     def short(self, graph_dtype: str) -> str:
-        """``[1, 12, 128]``, ``[8] int64`` or ``int = 3`` (task statement)."""
+        """``[1, 12, 128]``, ``[8] int64``, ``[4, 8] stride [1, 4]`` or ``int = 3``."""
         if self.shape is None:
             return self.kind.replace(" scalar", "")
-        return f"{self.shape}" + ("" if self.dtype == graph_dtype else f" {self.dtype}")
+        text = f"{self.shape}" + ("" if self.dtype == graph_dtype else f" {self.dtype}")
+        return text + (f" stride {self.stride}" if self.stride else "")
 
 
 @dataclass
@@ -77,8 +79,9 @@ def graph_info(task: Task, graph: str) -> GraphInfo:
             kind = f"{scalar.__name__} scalar = {value}"
         else:
             kind = f"tensor {list(meta.shape)} {dtype}"
+            kind += f" stride {meta.stride} (not contiguous)" if meta.stride else ""
         shape = None if scalar is not None else list(meta.shape)
-        inputs.append(InputInfo(name, kind, _stats(meta), shape, dtype))
+        inputs.append(InputInfo(name, kind, _stats(meta), shape, dtype, meta.stride))
     return GraphInfo(graph=graph, dtype=variant.dtype, code=sample.code.strip(), inputs=inputs)
 
 
