@@ -1,25 +1,24 @@
 """Build the bundled PassBench suite examples/suite/ with the PassNet-Dataset pipeline.
 
 Captures real architectures from Hugging Face transformers (config classes, random weights,
-no download) at two input sizes, decomposes them (fusible by Inductor prefix analysis on CPU,
-typical, single-op), groups fusible subgraphs into tasks with float32/float16/bfloat16 variants
-in two shape buckets, ranks the candidates by how weak default Inductor is against eager on
-CPU, and exports the chosen tasks in the PassNet task layout (``passnet eval`` runs each).
+no download) at two input sizes, decomposes them (fusible by Inductor prefix analysis on
+``--device``, typical, single-op), groups fusible subgraphs into tasks with
+float32/float16/bfloat16 variants in two shape buckets, ranks the candidates by how weak
+default Inductor is against eager on ``--device``, and exports the chosen tasks in the PassNet
+task layout (``passnet eval`` runs each).
 
-    python scripts/build_suite.py                        # build (resumable; see docs/dataset.md)
-    python scripts/build_suite.py --measure --device cpu --json docs/suite-cpu.json
-    python scripts/build_suite.py --measure --device cuda --json docs/suite-gpu.json
+    python scripts/build_suite.py                        # CPU build (resumable; docs/dataset.md)
+    python scripts/build_suite.py --device cuda --work W --out DIR   # curated on the GPU
 
-The work folder keeps the catalog: rerunning after an interruption recomputes nothing.
+The work folder keeps the catalog: rerunning after an interruption recomputes nothing. To
+measure a suite: ``passnet bench DIR -c inductor`` then ``python scripts/suite_table.py``.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
-import platform
 import sys
 import time
 from pathlib import Path
@@ -46,11 +45,14 @@ def build(args: argparse.Namespace) -> None:
     from passnet.dataset.catalog import Catalog
     from passnet.dataset.export import export_folders
     from passnet.dataset.jobs import DecomposeConfig
+    from passnet.evaluation.evaluator import environment
 
     work = Path(args.work)
     t0 = time.perf_counter()
     reports = [pipeline.build(work, zoo.select(SUITE_MODELS), workers=args.workers)]
-    cfg = DecomposeConfig(max_compiles=args.max_compiles, single_limit=16, typical_limit=8)
+    cfg = DecomposeConfig(
+        device=args.device, max_compiles=args.max_compiles, single_limit=16, typical_limit=8
+    )
     reports.append(pipeline.decompose(work, cfg, workers=args.workers))
     for r in reports:
         print(
@@ -69,7 +71,7 @@ def build(args: argparse.Namespace) -> None:
         print(
             f"{len(specs)} fusible tasks; {len(complete)} with 3 dtypes; {len(two)} also with 2+ buckets"
         )
-        ranked = T.curate(cat, device="cpu", top=len(candidates), threshold=math.inf, per_task=1,
+        ranked = T.curate(cat, device=args.device, top=len(candidates), threshold=math.inf, per_task=1,
                           tasks=[t.name for t in candidates],
                           on_measured=lambda n, r: print(f"  measured {n}: {r['status']} {r['speedup']}", flush=True))  # fmt: skip
         chosen = _choose(ranked, {t.name: t for t in candidates}, args.tasks, args.per_family)
@@ -77,8 +79,9 @@ def build(args: argparse.Namespace) -> None:
         ranking = {r["task"]: r["gmean_speedup"] for r in ranked}
         extra = {
             "built_by": "python scripts/build_suite.py",
-            "curated_on": f"cpu ({platform.machine()}), Inductor speedup over eager, 1 variant per task",
-            "inductor_speedup_cpu_curation": {n: ranking.get(n) for n in chosen},
+            "curated_on": f"{args.device} ({environment(args.device).device_name}), Inductor "
+            "speedup over eager, 1 variant per task",
+            "inductor_speedup_curation": {n: ranking.get(n) for n in chosen},
             "build_seconds": round(time.perf_counter() - t0, 1),
         }
         export_folders(cat, rows, Path(args.out), overwrite=True, extra=extra)
@@ -103,61 +106,6 @@ def _choose(ranked: list[dict], specs: dict, n: int, per_family: int) -> list[st
     return sorted(chosen)
 
 
-def measure(args: argparse.Namespace) -> None:
-    """Eager vs default Inductor on every variant of every suite task (evaluate_task)."""
-    from passnet.evaluation.evaluator import evaluate_task
-    from passnet.evaluation.results import CandidateSpec, Parameters
-
-    suite = json.loads((Path(args.out) / "suite.json").read_text())
-    on_gpu = args.device.startswith("cuda")
-    params = Parameters(warmup=25 if on_gpu else 2, trials=100 if on_gpu else 10, seed=0,
-                        max_reruns=2 if on_gpu else 1)  # fmt: skip
-    out = Path(args.json)
-    results = json.loads(out.read_text()) if out.is_file() else {}
-    for entry in suite["tasks"]:
-        name = entry["name"]
-        if name in results:
-            continue
-        r = evaluate_task(Path(args.out) / name, CandidateSpec(kind="inductor", options={"mode": "default"}),
-                          device=args.device, parameters=params)  # fmt: skip
-        results[name] = {
-            "families": entry["families"],
-            "AS": r.scores.AS,
-            "gmean_speedup": r.scores.gmean_speedup_correct,
-            "correct_rate": r.scores.subgraph_correct_rate,
-            "variants": [
-                {
-                    "graph": v.graph,
-                    "dtype": v.dtype,
-                    "status": v.status.value,
-                    "eager_us": v.reference.wall.median_us if v.reference else None,
-                    "inductor_us": v.candidate.wall.median_us if v.candidate else None,
-                    "speedup": v.speedup,
-                }
-                for v in r.variants
-            ],  # fmt: skip
-            "environment": r.environment.model_dump(),
-            "omp_num_threads": os.environ.get("OMP_NUM_THREADS"),
-        }
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(results, indent=1) + "\n")
-        print(f"{name}: G-mean Inductor/eager {r.scores.gmean_speedup_correct}, "
-              f"correct {r.scores.subgraph_correct_rate:.2f}, {r.wall_seconds:.0f} s", flush=True)  # fmt: skip
-    print(markdown_table(results))
-
-
-def markdown_table(results: dict) -> str:
-    lines = ["| task | families | variants | Inductor/eager G-mean | min | max | correct |",
-             "|---|---|---|---|---|---|---|"]  # fmt: skip
-    for name, r in sorted(results.items()):
-        s = [v["speedup"] for v in r["variants"] if v["speedup"]]
-        g = f"{r['gmean_speedup']:.3f}" if r["gmean_speedup"] else "-"
-        lo, hi = (f"{min(s):.2f}", f"{max(s):.2f}") if s else ("-", "-")
-        lines.append(f"| {name} | {', '.join(r['families'])} | {len(r['variants'])} | {g} | {lo} | {hi} "
-                     f"| {r['correct_rate']:.2f} |")  # fmt: skip
-    return "\n".join(lines)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -170,15 +118,10 @@ def main() -> None:
     parser.add_argument("--max-compiles", type=int, default=64, help="prefix compiles per graph")
     parser.add_argument("--tasks", type=int, default=30, help="tasks in the suite")
     parser.add_argument("--per-family", type=int, default=5, help="tasks per model family at most")
-    parser.add_argument("--measure", action="store_true", help="measure the exported suite instead")
-    parser.add_argument("--device", default="cpu", help="device for --measure")
-    parser.add_argument("--json", default="suite-measurements.json", help="--measure results")
-    parser.add_argument("--threads", type=int, help="OMP_NUM_THREADS of the measuring workers")
+    parser.add_argument("--device", default="cpu", help="kernel counts and curation: cpu, cuda")
     args = parser.parse_args()
     os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", "/tmp/passnet-inductor-cache")
-    if args.threads:  # inherited by the evaluator's worker processes
-        os.environ["OMP_NUM_THREADS"] = str(args.threads)
-    measure(args) if args.measure else build(args)
+    build(args)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Everything that needs the GPU machine, in one call: GPU tests, call-path overheads, and the
 # bundled example under eager, Inductor and the bundled pass (direct and Dynamo call paths), and
-# the bundled suite. EXAMPLE_BENCH=0, GPU_TESTS=0 and SUITE_BENCH=0 skip a part.
+# the bundled suite (or one rebuilt here: SUITE_REBUILD=1). EXAMPLE_BENCH=0, GPU_TESTS=0 and
+# SUITE_BENCH=0 skip a part.
 # Expects the wheels of packages missing there in .whl/ (see docs/benchmarks.md); writes to $OUT.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -31,14 +32,32 @@ if [ "${GPU_TESTS:-1}" = 1 ]; then
   python3 -m pytest -q -m gpu -p no:cacheprovider $(grep -l "mark.gpu" tests/test_*.py) 2>&1 |
     tee "$OUT/gpu_tests.log" | tail -15
 fi
-# The bundled suite (default: Inductor vs eager on every variant), resumable across calls:
+# SUITE_REBUILD=1: rebuild the suite here with scripts/build_suite.py (CUDA kernel counts and
+# curation on this GPU; samples keep their input layouts), resumable across calls: the work
+# folder comes back as $OUT/suite-work.tgz (carry it in, name it in SUITE_WORK_IN), the suite as
+# $OUT/suite-gpu.tgz; the suite step below then measures the rebuilt suite instead of
+# examples/suite. REBUILD_BUDGET caps the seconds this call spends building.
+SUITE_DIR=${SUITE_DIR:-examples/suite}
+if [ "${SUITE_REBUILD:-0}" = 1 ]; then
+  WORK=/tmp/suite-work; mkdir -p "$WORK"
+  if [ -n "${SUITE_WORK_IN:-}" ] && [ -f "$SUITE_WORK_IN" ]; then tar xzf "$SUITE_WORK_IN" -C "$WORK"; fi
+  timeout -s INT "${REBUILD_BUDGET:-480}" python3 scripts/build_suite.py --device cuda \
+    --work "$WORK" --out /tmp/suite-gpu --workers "$(nproc)" 2>&1 | tee "$OUT/rebuild.log" | tail -8
+  tar czf "$OUT/suite-work.tgz" -C "$WORK" .
+  if [ -f /tmp/suite-gpu/suite.json ]; then
+    tar czf "$OUT/suite-gpu.tgz" -C /tmp/suite-gpu . && SUITE_DIR=/tmp/suite-gpu
+  else
+    SUITE_BENCH=0  # not built yet: rerun with SUITE_WORK_IN to continue
+  fi
+fi
+# The suite (default: Inductor vs eager on every variant), resumable across calls:
 # SUITE_STORE_IN names a store a previous call wrote (carried in), SUITE_BUDGET caps the seconds
 # this call spends on it (the bench stops cleanly on SIGINT; rerun to continue), SUITE_CANDIDATES
 # and SUITE_ARGS (e.g. "--dtype float16") pick what is measured.
 if [ "${SUITE_BENCH:-1}" = 1 ]; then
   if [ -n "${SUITE_STORE_IN:-}" ] && [ -f "$SUITE_STORE_IN" ]; then cp "$SUITE_STORE_IN" "$OUT/suite.db"; fi
   # shellcheck disable=SC2086
-  timeout -s INT "${SUITE_BUDGET:-420}" python3 -m passnet.cli bench examples/suite --device cuda \
+  timeout -s INT "${SUITE_BUDGET:-420}" python3 -m passnet.cli bench "$SUITE_DIR" --device cuda \
     -c "${SUITE_CANDIDATES:-inductor}" ${SUITE_ARGS:-} --store "$OUT/suite.db" --seed 0 \
     --no-report 2>&1 | tail -5
   python3 scripts/suite_table.py "$OUT/suite.db" > "$OUT/suite_table.md" 2>&1
