@@ -13,9 +13,9 @@ canonical form that ignores every name:
   dense layout, stride (tensors) or type and value (scalars), never by name; unused
   placeholders are appended by shape.
 
-:func:`structural_hash` changes with any op, edge, literal, shape, dtype or recorded stride. :func:`pattern_hash`
-keeps only ops and edges (no literals, shapes or dtypes): it groups subgraphs into tasks by
-operator sequence, across shapes and dtypes.
+:func:`structural_hash` changes with any op, edge, literal, shape, dtype or recorded stride.
+:func:`pattern_hash` keeps only ops and edges (no literals, shapes or dtypes): it groups
+subgraphs into tasks by operator sequence, across shapes and dtypes.
 """
 
 from __future__ import annotations
@@ -150,14 +150,18 @@ def graph_key(gm: torch.fx.GraphModule, inputs: list[InputSpec]) -> GraphKey:
     return GraphKey(_digest(form), _digest(canonical_form(gm, None, literals=False)), ops)
 
 
+def _tensor_spec(shape: list[int], dtype: str, stride: list[int] | None) -> InputSpec:
+    spec = ["tensor", list(shape), dtype.removeprefix("torch.")]
+    return spec + ([stride] if stride is not None else [])
+
+
 def input_specs(sample: Sample) -> list[InputSpec]:
     """Shape/dtype (tensors) or type/value (scalars) of each forward argument, in order."""
     specs: list[InputSpec] = []
     for meta in sample.metas:
         kind = sample.scalar_type(meta.name)
         if kind is None:
-            spec = ["tensor", list(meta.shape), meta.dtype.removeprefix("torch.")]
-            specs.append(spec + ([meta.stride] if meta.stride is not None else []))
+            specs.append(_tensor_spec(meta.shape, meta.dtype, meta.stride))
         else:
             value = (meta.data or [meta.mean])[0] if (meta.data or meta.mean is not None) else None
             specs.append(["scalar", kind.__name__, value])
@@ -167,9 +171,8 @@ def input_specs(sample: Sample) -> list[InputSpec]:
 def value_spec(value: Any) -> InputSpec:
     """The input spec of a concrete value (a tensor or a Python scalar)."""
     if isinstance(value, torch.Tensor):
-        stride = sample_stride(value)  # as the value's cut sample records it
-        spec = ["tensor", list(value.shape), str(value.dtype).removeprefix("torch.")]
-        return spec + ([stride] if stride is not None else [])
+        # the stride as the value's cut sample records it
+        return _tensor_spec(list(value.shape), str(value.dtype), sample_stride(value))
     return ["scalar", type(value).__name__, value]
 
 

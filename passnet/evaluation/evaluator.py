@@ -60,10 +60,11 @@ def environment(device: str) -> Environment:
         triton_version: str | None = triton.__version__
     except ImportError:
         triton_version = None
-    name, cuda, driver = cpu_name(), None, None
-    if device.startswith("cuda"):
-        idx = torch.device(device).index or 0
-        name = torch.cuda.get_device_name(idx)
+    cuda = driver = None
+    if not device.startswith("cuda"):
+        name = cpu_name()
+    else:
+        name = torch.cuda.get_device_name(torch.device(device).index or 0)
         cuda = torch.version.cuda
         try:
             out = subprocess.run(

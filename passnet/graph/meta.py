@@ -46,8 +46,10 @@ def sample_stride(t: torch.Tensor) -> list[int] | None:
 
 def sample_layout(t: torch.Tensor) -> torch.Tensor:
     """A copy of ``t`` laid out as its cut sample will materialise it (``sample_stride``)."""
-    t = t.detach()
-    return t.clone() if sample_stride(t) is not None else t.contiguous().clone()
+    keep = sample_stride(t) is not None  # clone's preserve_format keeps a dense layout as is
+    return t.detach().clone(
+        memory_format=torch.preserve_format if keep else torch.contiguous_format
+    )
 
 
 def _dense(shape: list[int], stride: list[int]) -> bool:

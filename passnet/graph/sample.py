@@ -1,9 +1,10 @@
 """GraphNet sample folders: parse, materialise, run and write them (SPEC section 2).
 
 Meta files are parsed with ``ast``, never executed (``passnet.graph.meta``), so reading a
-dataset runs none of its code (only :func:`load_module` executes model.py). Materialisation follows upstream GraphNet with two
-fixes: values come from an explicit seed (every check can draw fresh inputs), and a float tensor
-recorded with std 0 is not replayed as a constant (a kernel writing a constant must not pass).
+dataset runs none of its code (only :func:`load_module` executes model.py). Materialisation
+follows upstream GraphNet with two fixes: values come from an explicit seed (every check can
+draw fresh inputs), and a float tensor recorded with std 0 is not replayed as a constant (a
+kernel writing a constant must not pass).
 """
 
 from __future__ import annotations
