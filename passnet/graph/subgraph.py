@@ -12,7 +12,6 @@ import builtins
 import importlib
 import re
 import textwrap
-import types
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +32,7 @@ from passnet.graph.sample import (
     tensor_stats,
     write_sample,
 )
+from passnet.graph.tracing import trace_module
 
 COMPUTE_OPS = ("call_function", "call_method", "call_module")
 _KEPT_GRAPH_NET_KEYS = (
@@ -46,52 +46,11 @@ _KEPT_GRAPH_NET_KEYS = (
 """graph_net.json keys a subgraph inherits; the parent's processing history is left out."""
 
 
-class _TorchView:
-    """Stands in for the ``torch`` module while tracing, so that every torch call is a node.
-
-    Plain symbolic tracing runs ``torch.ones(...)`` or ``torch.tensor(1.0)`` eagerly (no Proxy
-    argument) and folds the result into a constant; Dynamo, which produced model.py, recorded
-    them as graph nodes, and a cut subgraph should keep the call, not a frozen tensor.
-    """
-
-    def __init__(self, real: types.ModuleType, tracer: torch.fx.Tracer) -> None:
-        self._real, self._tracer = real, tracer
-
-    def __getattr__(self, name: str) -> Any:
-        value = getattr(self._real, name)
-        if isinstance(value, types.ModuleType):
-            return _TorchView(value, self._tracer)
-        if callable(value) and not isinstance(value, type):
-            tracer = self._tracer
-
-            def record(*args: Any, **kwargs: Any) -> Any:
-                return tracer.create_proxy("call_function", value, args, kwargs)
-
-            return record
-        return value
-
-
-class _NodeTracer(torch.fx.Tracer):
-    """``torch.fx.Tracer`` that records constant-argument torch calls (see ``_TorchView``)."""
-
-    def trace(self, root: Any, concrete_args: Any = None) -> torch.fx.Graph:
-        namespace = root.forward.__func__.__globals__
-        real = namespace.get("torch")
-        if real is not torch:
-            return super().trace(root, concrete_args)
-        namespace["torch"] = _TorchView(torch, self)
-        try:
-            return super().trace(root, concrete_args)
-        finally:
-            namespace["torch"] = real
-
-
 def trace(sample: Sample) -> torch.fx.GraphModule:
     """The sample's GraphModule, symbolically traced; torch calls on constants stay nodes."""
     module = load_module(sample)
     try:
-        graph = _NodeTracer().trace(module)
-        return torch.fx.GraphModule(module, graph, "GraphModule")
+        return trace_module(module)
     except Exception as e:
         raise SampleError(
             sample.model_path, f"torch.fx symbolic tracing failed: {type(e).__name__}: {e}"

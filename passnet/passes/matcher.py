@@ -34,6 +34,7 @@ from torch.fx import Graph, GraphModule, Node
 from torch.fx.node import _get_qualified_name, map_arg
 from torch.fx.operator_schemas import get_signature_for_torch_op
 
+from passnet.graph.tracing import trace_module
 from passnet.passes.loader import PassRule, PassSet
 
 _BINARY = "add sub mul truediv floordiv mod pow matmul and_ or_ xor lshift rshift".split()
@@ -171,8 +172,11 @@ def trace_pattern(fn: Callable) -> Graph:
 
 
 def to_fx(module: torch.nn.Module) -> GraphModule:
-    """FX graph of a GraphNet GraphModule; one placeholder per forward argument, in order."""
-    return torch.fx.symbolic_trace(module)
+    """FX graph of a GraphNet GraphModule; one placeholder per forward argument, in order.
+
+    Traced as the dataset traces (:mod:`passnet.graph.tracing`): a torch call on constants
+    stays a node, so a rewritten graph does the same work as ``model.py``."""
+    return trace_module(module)
 
 
 @dataclass

@@ -1,0 +1,63 @@
+"""The one FX tracer of PassNet: every torch call that runs in ``model.py`` stays a graph node.
+
+Plain ``torch.fx.symbolic_trace`` runs a torch call whose arguments hold no Proxy
+(``torch.ones(...)``, ``torch.arange(n)``, ``torch.tensor(1.0)``) once, at trace time, and
+stores the result as a constant. The traced graph then skips work that ``model.py`` does on
+every call: a candidate traced that way is timed against a reference that still does it, and
+gets a speedup for free (eager against itself measured 1.6-1.7x on a Falcon causal-mask task).
+Dynamo, which produced ``model.py``, recorded those calls as graph nodes; this tracer keeps
+them as nodes too, so the dataset's cuts, the reference and every candidate agree.
+"""
+
+from __future__ import annotations
+
+import types
+from typing import Any
+
+import torch
+import torch.fx
+
+
+class _TorchView:
+    """Stands in for the ``torch`` module while tracing, so that every torch call is a node."""
+
+    def __init__(self, real: types.ModuleType, tracer: torch.fx.Tracer) -> None:
+        self._real, self._tracer = real, tracer
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self._real, name)
+        if isinstance(value, types.ModuleType):
+            return _TorchView(value, self._tracer)
+        if callable(value) and not isinstance(value, type):
+            tracer = self._tracer
+
+            def record(*args: Any, **kwargs: Any) -> Any:
+                return tracer.create_proxy("call_function", value, args, kwargs)
+
+            return record
+        return value
+
+
+class NodeTracer(torch.fx.Tracer):
+    """``torch.fx.Tracer`` that records constant-argument torch calls (see ``_TorchView``).
+
+    The swap of ``torch`` applies to the module namespace of ``forward`` (a GraphNet
+    ``model.py``); code that names torch otherwise traces as under plain ``symbolic_trace``."""
+
+    def trace(self, root: Any, concrete_args: Any = None) -> torch.fx.Graph:
+        forward = getattr(root, "forward", root)
+        namespace = getattr(getattr(forward, "__func__", forward), "__globals__", {})
+        real = namespace.get("torch")
+        if real is not torch:
+            return super().trace(root, concrete_args)
+        namespace["torch"] = _TorchView(torch, self)
+        try:
+            return super().trace(root, concrete_args)
+        finally:
+            namespace["torch"] = real
+
+
+def trace_module(module: torch.nn.Module) -> torch.fx.GraphModule:
+    """``module`` as a GraphModule, one placeholder per forward argument, torch calls kept."""
+    graph = NodeTracer().trace(module)
+    return torch.fx.GraphModule(module, graph, type(module).__name__)
