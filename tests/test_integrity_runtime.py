@@ -67,6 +67,7 @@ CAUGHT: dict[str, tuple[Status, set[str]]] = {
 CPU_ONLY = {"ghost_host": (Status.REJECTED, {"ghost-kernel"})}
 GPU_ONLY = {
     "ghost_raw_launch": (Status.REJECTED, {"ghost-kernel"}),
+    "ghost_cached_launch": (Status.REJECTED, {"ghost-kernel"}),
     "side_stream": (Status.REJECTED, {"side-stream"}),
     "l2_persist": (Status.REJECTED, {"l2-persist"}),
 }

@@ -11,7 +11,7 @@ The static policy reads a pass; these guards watch it run. One ``Runtime`` per w
   ``tolist()``) as ``host-compute``. Uninitialised allocations are filled with NaN (integers
   with their max value), so elements a kernel never writes show up in the comparison.
 - Triton launches are counted (``JITFunction.run``, the interpreter's ``run``,
-  ``CompiledKernel.__getitem__``) and can be turned into no-ops for a ghost replay.
+  ``CompiledKernel.__getitem__``, PassNet's ``CachedKernel.launch``) and can be turned into no-ops for a ghost replay.
 - ``snapshot``/``verify``: the identity (and code object) of timer, torch, Triton-launch and
   harness functions, taken before the pass loads and re-checked after every checked call.
 - ``probe``/``after_call``: threads, native threads, child processes and (CUDA) device work
@@ -398,12 +398,14 @@ def _hook_triton(rt: Runtime) -> list[type]:
     if os.environ.get("TRITON_INTERPRET") == "1":
         places.append(("triton.runtime.interpreter", "InterpretedFunction", "run"))
     places.append(("triton.compiler.compiler", "CompiledKernel", "__getitem__"))
+    places.append(("passnet.passes.launch", "CachedKernel", "launch"))  # the cheap launch path
     for module, cls_name, attr in places:
         cls = getattr(_try_import(module), cls_name, None)
         orig = vars(cls).get(attr) if cls is not None else None
         if orig is None or getattr(orig, "_passnet_hook", False):
             continue
-        setattr(cls, attr, _launch_hook(rt, orig) if attr == "run" else _getitem_hook(rt, orig))
+        hook = _getitem_hook if attr == "__getitem__" else _launch_hook
+        setattr(cls, attr, hook(rt, orig))
         rt._unhook.append((cls, attr, orig))
         hooked.append(cls)
     return hooked

@@ -6,11 +6,16 @@ Before (FX, as captured from transformers' BERT):
 After:
     hidden_states_2 = fused_add_layer_norm(hidden_states_1, embeddings_3, weight, bias, 1e-12)
 Eager launches two kernels and writes the sum to memory; this kernel reads each row once.
+The kernel is wrapped in PassNet's ``cached`` launcher, so a call costs about one eager op of
+host time instead of a full Triton JIT dispatch (docs/benchmarks.md); without it,
+``_add_layer_norm_kernel[grid](...)`` works the same, only slower to launch.
 """
 
 import torch
 import triton
 import triton.language as tl
+
+from passnet.passes.launch import cached
 
 
 def pattern(x, residual, weight, bias):
@@ -23,6 +28,7 @@ def replacement_args(x, residual, weight, bias):
     return (x, residual, weight, bias, 1e-12)
 
 
+@cached
 @triton.jit
 def _add_layer_norm_kernel(
     x_ptr,

@@ -1,0 +1,139 @@
+"""Launch a ``@triton.jit`` kernel from a replacement as cheaply as an eager op launches.
+
+``kernel[grid](...)`` re-binds every argument, rebuilds Triton's specialisation key as a
+string, looks up the device, stream and launch hooks, and only then calls the compiled
+launcher: on a launch-bound subgraph that host work costs more than the eager ops a fused
+kernel replaces (docs/benchmarks.md). :func:`cached` wraps a JIT function so that a call
+costs one tuple key over the arguments, one dict lookup and the compiled launcher itself::
+
+    from passnet.passes.launch import cached
+
+    @cached
+    @triton.jit
+    def _kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr): ...
+
+    _kernel[grid](x, out, n, BLOCK=1024)      # same call syntax as plain Triton
+
+The first call with a new specialisation (argument dtypes, 16-byte alignment of each
+pointer, integers equal to 1 or divisible by 16, constexpr and launch-option values) goes
+through Triton's own ``run``, which compiles, launches and returns the compiled kernel; later
+calls with the same key launch that kernel directly. Only compiled kernels are cached, never
+arguments or outputs: every call launches. Under Triton's interpreter
+(``TRITON_INTERPRET=1``), on CPU tensors, and for autotuned or heuristic kernels the wrapper
+launches through plain ``kernel[grid]``, so a pass stays correct wherever Triton runs.
+
+The integrity runtime counts and can disable these launches like Triton's own
+(``CachedKernel.launch`` is hooked beside ``JITFunction.run``), so nothing here is exempt.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import torch
+
+__all__ = ["CachedKernel", "cached"]
+
+_I32 = (-(2**31), 2**31)
+
+
+def _arg_key(value: Any) -> Any:
+    """What Triton specialises an argument on, or finer (a finer key only compiles more)."""
+    if isinstance(value, torch.Tensor):
+        return value.dtype, value.data_ptr() & 15 == 0
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, int):
+        return value == 1, value % 16 == 0, _I32[0] <= value < _I32[1], value < 2**63
+    if isinstance(value, float):
+        return float
+    return value  # constexpr values, dtypes, strings: specialised on their value
+
+
+def _stream_getter() -> Callable[[int], int]:
+    get_raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    if get_raw is not None:
+        return get_raw
+    return lambda index: torch.cuda.current_stream(index).cuda_stream
+
+
+class CachedKernel:
+    """A ``@triton.jit`` function whose compiled specialisations launch without the JIT."""
+
+    def __init__(self, fn: Any) -> None:
+        self.fn = fn
+        self.__name__ = getattr(fn, "__name__", type(fn).__name__)
+        self.__doc__ = getattr(fn, "__doc__", None)
+        from triton.runtime.jit import JITFunction
+
+        # Only a real JITFunction can be launched directly: the interpreter's function,
+        # the autotuner and heuristics keep their own launch logic.
+        self._direct = type(fn) is JITFunction
+        self._names: list[str] = list(getattr(fn, "arg_names", []))
+        self._defaults: dict[str, Any] = {}
+        for p in getattr(fn, "params", []):
+            default = getattr(p, "default", None)
+            if default is not None and default is not getattr(p, "empty", object()):
+                self._defaults[p.name] = default
+        self._kernels: dict[tuple, tuple[Any, Any, Any]] = {}
+        self._stream: Callable[[int], int] | None = None
+
+    def __getitem__(self, grid: Sequence[int] | Callable) -> Callable[..., None]:
+        def launch(*args: Any, **kwargs: Any) -> None:
+            self.launch(grid, *args, **kwargs)
+
+        return launch
+
+    def _ordered(self, args: tuple, kwargs: dict[str, Any]) -> tuple[list[Any], tuple]:
+        """All kernel parameters in signature order, and the launch options left over."""
+        values = list(args)
+        names = self._names
+        if len(values) < len(names):
+            for name in names[len(values) :]:
+                if name in kwargs:
+                    values.append(kwargs[name])
+                elif name in self._defaults:
+                    values.append(self._defaults[name])
+                else:
+                    raise TypeError(f"{self.__name__}: missing argument {name!r}")
+        options = tuple(sorted((k, v) for k, v in kwargs.items() if k not in names))
+        return values, options
+
+    def launch(self, grid: Sequence[int] | Callable, *args: Any, **kwargs: Any) -> None:
+        """Launch on ``grid``; the first call per specialisation compiles through Triton."""
+        if not self._direct:
+            self.fn[grid](*args, **kwargs)
+            return
+        values, options = self._ordered(args, kwargs)
+        device = next((v.device for v in values if isinstance(v, torch.Tensor)), None)
+        if device is None or device.type != "cuda":
+            self.fn[grid](*args, **kwargs)
+            return
+        index = device.index if device.index is not None else torch.cuda.current_device()
+        key = (index, options, *map(_arg_key, values))
+        if callable(grid):  # Triton's convention: grid(meta) with every parameter by name
+            grid = grid({**dict(zip(self._names, values, strict=False)), **kwargs})
+        hit = self._kernels.get(key)
+        if hit is None:
+            with torch.cuda.device(index):
+                kernel = self.fn.run(*args, grid=grid, warmup=False, **kwargs)
+            if kernel is None:
+                raise RuntimeError(f"{self.__name__}: Triton returned no compiled kernel")
+            self._stream = self._stream or _stream_getter()
+            self._kernels[key] = (kernel.run, kernel.function, kernel.packed_metadata)
+            return
+        run, function, metadata = hit
+        n = len(grid)
+        run(grid[0], grid[1] if n > 1 else 1, grid[2] if n > 2 else 1, self._stream(index),
+            function, metadata, None, None, None, *values)  # fmt: skip
+
+    def __repr__(self) -> str:
+        return f"cached({self.__name__})"
+
+
+def cached(fn: Any) -> CachedKernel:
+    """Wrap a ``@triton.jit`` function for cheap launches; see the module docstring."""
+    if isinstance(fn, CachedKernel):
+        return fn
+    return CachedKernel(fn)
