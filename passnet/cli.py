@@ -27,7 +27,9 @@ class UserError(Exception):
 
 
 def _fail(message: str) -> None:
-    err.print(f"[bold red]error:[/] {message}")
+    from rich.markup import escape
+
+    err.print(f"[bold red]error:[/] {escape(message)}", soft_wrap=True)  # one line, as is
     raise typer.Exit(code=2)
 
 
@@ -146,6 +148,11 @@ def eval_cmd(
         _fail(f"unknown --device {device!r}; use cpu or cuda[:N].")
     if pass_dir is not None and not pass_dir.is_dir():
         _fail(f"pass folder {pass_dir} does not exist.")
+    if json_out:  # before evaluating, which would be lost
+        from passnet.runner.paths import file_problem
+
+        if problem := file_problem(json_out, "--json"):
+            _fail(problem)
     try:
         spec = parse_candidate(f"passes:{pass_dir}" if pass_dir else str(compiler))
         loaded = load_task(task)
@@ -182,8 +189,11 @@ def eval_cmd(
         )
     print_task_result(result)
     if json_out:
-        json_out.parent.mkdir(parents=True, exist_ok=True)
-        json_out.write_text(result.model_dump_json(indent=2))
+        from passnet.runner.paths import write_with_fallback
+
+        text = result.model_dump_json(indent=2)
+        if saved := write_with_fallback(json_out, text, "passnet-eval"):
+            _fail(f"cannot write --json {json_out} ({saved[1]}); the result is in {saved[0]}")
         console.print(f"[dim]wrote {json_out}[/]")
 
 

@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 # In logs (not a terminal) rich would wrap tables at 80 columns; give them room instead.
 console = Console(width=None if sys.stdout.isatty() else 160)
@@ -15,7 +16,8 @@ err = Console(stderr=True, width=None if sys.stderr.isatty() else 160)
 
 
 def _fail(message: str) -> None:
-    err.print(f"[bold red]error:[/] {message}")
+    """One line on stderr (never wrapped, paths printed as they are), exit code 2."""
+    err.print(f"[bold red]error:[/] {escape(message)}", soft_wrap=True)
     raise typer.Exit(code=2)
 
 
@@ -39,19 +41,28 @@ def report_cmd(
     p: Annotated[float | None, typer.Option(help="override the runs' slowdown exponent p")] = None,
 ) -> None:
     """Leaderboard, ES_t and speedup plots and an HTML page for runs (several: side by side)."""
+    import sqlite3
+
     from passnet.reports import build_leaderboard, print_leaderboard, write_report
+    from passnet.runner.paths import folder_problem
     from passnet.runner.store import Store, StoreError
 
-    if not store.is_file():
-        _fail(f"no results store at {store}; run `passnet bench` first or pass --store PATH.")
-    with Store(store) as st:
-        try:
+    try:
+        with Store(store, readonly=True) as st:  # read as it is: never migrated or written
             run_ids = [st.resolve_run(r) for r in (runs or ["latest"])]
+            folder = out or default_report_dir(store, run_ids)
+            if problem := folder_problem(folder, "--out"):
+                _fail(problem)
             board = build_leaderboard(st, run_ids, b=b, p=p)
-        except StoreError as exc:
-            _fail(str(exc))
+    except StoreError as exc:
+        _fail(str(exc))
+    except sqlite3.Error as exc:
+        _fail(f"store {store}: {exc}")
     print_leaderboard(board, console)
-    files = write_report(board, out or default_report_dir(store, run_ids))
+    try:
+        files = write_report(board, folder)
+    except OSError as exc:
+        _fail(f"cannot write the report into --out {folder}: {exc.strerror or exc}")
     for name, path in files.items():
         console.print(f"[dim]wrote {path}[/]" if name != "index.html" else f"wrote [bold]{path}[/]")
 

@@ -6,6 +6,10 @@ measurement in the store are skipped; baseline items (``eager``, ``inductor``) w
 *context* (variant content, device model, software versions, timing parameters) was
 measured before, by any run, are copied from the store instead of re-measured; the rest go
 to an executor (a local pool or Ray), and each result is committed the moment it arrives.
+A ``crash`` or ``timeout`` may be transient (a worker killed from outside, a busy host): such
+an item is retried up to ``retries`` times, each failed attempt kept in the store, before its
+result is final; ``rerun`` sets a run's final results of some statuses aside to measure them
+again.
 """
 
 from __future__ import annotations
@@ -21,10 +25,11 @@ from passnet.evaluation.results import (
     CandidateSpec,
     Environment,
     Parameters,
+    Status,
     VariantResult,
 )
 from passnet.evaluation.sandbox import spare_workers
-from passnet.runner.store import Measurement, Store
+from passnet.runner.store import RETRY_STATUSES, Measurement, Store
 from passnet.runner.suite import (
     Suite,
     SuiteVariant,
@@ -129,6 +134,8 @@ class BenchConfig:
     dtypes: tuple[str, ...] = ()
     run: str | None = None
     use_cache: bool = True
+    retries: int = 2  # per item and invocation, for RETRY_STATUSES; not part of the run id
+    rerun: tuple[str, ...] = ()  # statuses whose results are set aside and measured again
 
 
 @dataclass
@@ -139,6 +146,8 @@ class BenchSummary:
     cached: int = 0
     measured: int = 0
     duplicates: int = 0
+    retried: int = 0  # failed attempts that were retried (each kept in the store)
+    rerun: int = 0  # earlier results set aside to be measured again
     errors: list[str] = field(default_factory=list)
     statuses: dict[str, int] = field(default_factory=dict)
     wall_seconds: float = 0.0
@@ -257,6 +266,30 @@ def _serve_from_cache(
     return rest
 
 
+def check_rerun(statuses: Iterable[str]) -> tuple[str, ...]:
+    """Validated ``rerun`` statuses (any result status but ``ok``)."""
+    known = [s.value for s in Status if s != Status.OK]
+    out = tuple(dict.fromkeys(s.strip() for s in statuses if s.strip()))
+    for s in out:
+        if s not in known:
+            raise ValueError(f"cannot re-measure status {s!r}; known: {', '.join(known)}")
+    return out
+
+
+def _record(store: Store, m: Measurement, session: int, summary: BenchSummary) -> None:
+    """Store a final result and count it."""
+    if not store.add(m, session):
+        summary.duplicates += 1
+        return
+    r = m.result
+    summary.measured += 1
+    summary.statuses[r.status.value] = summary.statuses.get(r.status.value, 0) + 1
+    for name, sec in r.phase_seconds.items():
+        summary.phase_seconds[name] = summary.phase_seconds.get(name, 0.0) + sec
+    if r.cpu_steal is not None:
+        summary.cpu_steal.append(r.cpu_steal)
+
+
 def bench(
     config: BenchConfig,
     store: Store,
@@ -264,14 +297,20 @@ def bench(
     *,
     on_start: Callable[[Plan, int], None] | None = None,
     on_result: Callable[[WorkItem, VariantResult | None], None] | None = None,
+    on_retry: Callable[[WorkItem, VariantResult, int], None] | None = None,
 ) -> BenchSummary:
     """Run (or continue) a benchmark run; returns what this invocation did."""
     t0 = time.perf_counter()
+    rerun = check_rerun(config.rerun)
+    if config.retries < 0:
+        raise ValueError(f"--retries must be at least 0, got {config.retries}")
     plan = plan_run(config, store, executor.environment())
     session = store.start_session(plan.run_id, executor.name)
+    n_rerun = store.reset_items(plan.run_id, rerun)  # after start_session: one driver only
     done = store.done_items(plan.run_id)
     pending = [i for i in plan.items if i.key not in done]
     summary = BenchSummary(plan.run_id, len(plan.items), skipped=len(plan.items) - len(pending))
+    summary.rerun = n_rerun
     store.note_skipped(session, summary.skipped)
     status = "interrupted"
     try:
@@ -280,32 +319,37 @@ def bench(
         if on_start:
             on_start(plan, len(pending))
         env_ids: dict[str, str] = {}
+        tries: dict[tuple[str, str], int] = {}
         # spare workers: each local worker process starts while the previous one measures
         with spare_workers():
-            for out in executor.run(pending, plan.parameters):
-                if out.result is None or out.environment is None:
-                    summary.errors.append(f"{out.item.variant.variant.graph}: {out.error}")
+            while pending:  # a round of items, then one of the items to retry
+                again: list[WorkItem] = []
+                for out in executor.run(pending, plan.parameters):
+                    if out.result is None or out.environment is None:
+                        summary.errors.append(f"{out.item.variant.variant.graph}: {out.error}")
+                        if on_result:
+                            on_result(out.item, None)
+                        continue
+                    env = out.environment
+                    env_text = env.model_dump_json()
+                    if env_text not in env_ids:
+                        env_ids[env_text] = store.put_environment(env)
+                    key = context_key(out.item.variant.content_hash, env, plan.parameters)
+                    r = out.result
+                    m = _measurement(plan, out.item, r, env_ids[env_text], key, env.device)
+                    n = tries.get(out.item.key, 0)
+                    if r.status.value in RETRY_STATUSES and n < config.retries:
+                        tries[out.item.key] = n + 1
+                        store.add_attempt(m, session)
+                        summary.retried += 1
+                        again.append(out.item)
+                        if on_retry:
+                            on_retry(out.item, r, n + 1)
+                        continue
+                    _record(store, m, session, summary)
                     if on_result:
-                        on_result(out.item, None)
-                    continue
-                env = out.environment
-                env_text = env.model_dump_json()
-                if env_text not in env_ids:
-                    env_ids[env_text] = store.put_environment(env)
-                key = context_key(out.item.variant.content_hash, env, plan.parameters)
-                m = _measurement(plan, out.item, out.result, env_ids[env_text], key, env.device)
-                if store.add(m, session):
-                    summary.measured += 1
-                    s = out.result.status.value
-                    summary.statuses[s] = summary.statuses.get(s, 0) + 1
-                    for name, sec in out.result.phase_seconds.items():
-                        summary.phase_seconds[name] = summary.phase_seconds.get(name, 0.0) + sec
-                    if out.result.cpu_steal is not None:
-                        summary.cpu_steal.append(out.result.cpu_steal)
-                else:
-                    summary.duplicates += 1
-                if on_result:
-                    on_result(out.item, out.result)
+                        on_result(out.item, r)
+                pending = again
         status = "complete" if summary.complete else "partial"
     except KeyboardInterrupt:
         summary.interrupted = True

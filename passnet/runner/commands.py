@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import sqlite3
 import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from passnet.runner.store import DEFAULT_STORE
 from passnet.runner.suite import DEFAULT_SUITE
@@ -19,8 +21,19 @@ STEAL_WARN = 0.02  # mean share of CPU time stolen by the hypervisor above which
 
 
 def _fail(message: str) -> None:
-    err.print(f"[bold red]error:[/] {message}")
+    """One line on stderr (never wrapped, paths printed as they are), exit code 2."""
+    err.print(f"[bold red]error:[/] {escape(message)}", soft_wrap=True)
     raise typer.Exit(code=2)
+
+
+def _open_store(path: Path, *, readonly: bool = False):  # noqa: ANN202 - Store (lazy import)
+    """The store, or a one-line error before any work starts."""
+    from passnet.runner.store import Store, StoreError
+
+    try:
+        return Store(path, readonly=readonly)
+    except StoreError as exc:
+        _fail(str(exc))
 
 
 def _split(values: list[str] | None) -> tuple[str, ...]:
@@ -74,7 +87,18 @@ def _progress(total_label: str):  # noqa: ANN202 - (Progress, on_start, on_resul
                 highlight=False,
             )
 
-    return progress, on_start, on_result
+    def on_retry(item, result, attempt: int) -> None:  # noqa: ANN001 - WorkItem, VariantResult
+        progress.update(state["task"], total=progress.tasks[0].total + 1, advance=1)
+        from passnet.reports.leaderboard import short_label
+
+        progress.console.print(
+            f"[dim]{short_label(item.candidate.spec.label)}[/] {item.variant.variant.graph}: "
+            f"{result.status.value}, retry {attempt} (attempt kept in the store)",
+            soft_wrap=True,
+            highlight=False,
+        )
+
+    return progress, on_start, on_result, on_retry
 
 
 def bench_cmd(
@@ -113,6 +137,19 @@ def bench_cmd(
     no_cache: Annotated[
         bool, typer.Option("--no-cache", help="re-measure baselines even if cached")
     ] = False,
+    retries: Annotated[
+        int, typer.Option(help="retries of an item whose worker crashed or timed out")
+    ] = 2,
+    rerun_failed: Annotated[
+        bool,
+        typer.Option(
+            "--rerun-failed", help="re-measure the run's crash and timeout results (see below)"
+        ),
+    ] = False,
+    rerun_status: Annotated[
+        list[str] | None,
+        typer.Option(help="statuses --rerun-failed re-measures (default: crash,timeout)"),
+    ] = None,
     b: Annotated[float, typer.Option(help="score of a failed subgraph (SPEC: 0.1)")] = 0.1,
     p: Annotated[float, typer.Option(help="slowdown penalty exponent (SPEC: 0)")] = 0.0,
     warmup: Annotated[
@@ -132,19 +169,32 @@ def bench_cmd(
         bool, typer.Option("--report/--no-report", help="print the leaderboard at the end")
     ] = True,
 ) -> None:
-    """Run every task of SUITE for every candidate; rerun the same command to continue."""
+    """Run every task of SUITE for every candidate; rerun the same command to continue.
+
+    With --rerun-failed, the same command re-measures the run's items that ended as crash or
+    timeout (--rerun-status picks other statuses), replacing their results; the results set
+    aside stay in the store as earlier attempts.
+    """
     from passnet.dataset.task import TaskError
     from passnet.evaluation.candidates import CALL_PATHS
     from passnet.evaluation.results import default_parameters
-    from passnet.runner.bench import BenchConfig, bench
+    from passnet.runner.bench import BenchConfig, bench, check_rerun
     from passnet.runner.pool import ExecutorError, LocalPool
-    from passnet.runner.store import Store, StoreError
+    from passnet.runner.store import RETRY_STATUSES, StoreError
     from passnet.runner.suite import SuiteError
 
     if call_path not in CALL_PATHS:
         _fail(f"unknown --call-path {call_path!r}; known: {', '.join(CALL_PATHS)}.")
     if executor not in ("local", "ray"):
         _fail(f"unknown --executor {executor!r}; known: local, ray.")
+    if retries < 0:
+        _fail(f"--retries must be at least 0, got {retries}.")
+    if rerun_status and not rerun_failed:
+        _fail("--rerun-status goes with --rerun-failed.")
+    try:
+        rerun = check_rerun(_split(rerun_status) or RETRY_STATUSES) if rerun_failed else ()
+    except ValueError as exc:
+        _fail(str(exc))
     params = default_parameters(
         device,
         b=b,
@@ -167,7 +217,10 @@ def bench_cmd(
         dtypes=_split(dtype),
         run=run,
         use_cache=not no_cache,
+        retries=retries,
+        rerun=rerun,
     )
+    st = _open_store(store)  # an unusable store fails here, before any worker starts
     try:
         if executor == "ray":
             from passnet.runner.ray_executor import RayExecutor
@@ -178,20 +231,26 @@ def bench_cmd(
                 _fail("--address is for --executor ray.")
             ex = LocalPool(device, jobs)
     except ExecutorError as exc:
+        st.close()
         _fail(str(exc))
-    progress, on_start, on_result = _progress("measuring")
-    with Store(store) as st:
+    progress, on_start, on_result, on_retry = _progress("measuring")
+    with st:
         try:
-            summary = bench(config, st, ex, on_start=on_start, on_result=on_result)
+            summary = bench(
+                config, st, ex, on_start=on_start, on_result=on_result, on_retry=on_retry
+            )
         except (SuiteError, StoreError, TaskError, ValueError) as exc:
             _fail(str(exc))
+        except sqlite3.Error as exc:  # e.g. the file damaged while running
+            _fail(f"store {store}: {exc} (results committed before this are kept)")
         finally:
             progress.stop()
+        again = f"{summary.rerun} set aside to re-measure, " if summary.rerun else ""
         console.print(
             f"run [bold]{summary.run_id}[/]: {summary.planned} items; "
-            f"{summary.skipped} already done, {summary.cached} baselines from cache, "
-            f"{summary.measured} measured, {summary.duplicates} duplicates; "
-            f"{summary.wall_seconds:.1f} s",
+            f"{summary.skipped} already done, {again}{summary.cached} baselines from cache, "
+            f"{summary.measured} measured, {summary.retried} failed attempts retried, "
+            f"{summary.duplicates} duplicates; {summary.wall_seconds:.1f} s",
             soft_wrap=True,
         )
         if phases := summary.phase_seconds:
@@ -208,6 +267,11 @@ def bench_cmd(
                 console.print(f"[dim]{line}[/]", soft_wrap=True)
         for e in summary.errors:
             err.print(f"[red]harness error (not stored, rerun to retry):[/] {e}", soft_wrap=True)
+        counts = st.status_counts(summary.run_id)
+        if failed := {s: counts[s] for s in RETRY_STATUSES if counts.get(s)}:
+            what = ", ".join(f"{n} {s}" for s, n in failed.items())
+            err.print(f"[yellow]{what} in this run, final after retries: add --rerun-failed "
+                      "to the same command to measure them again[/]", soft_wrap=True)  # fmt: skip
         if summary.interrupted:
             err.print("[yellow]interrupted[/]: rerun the same command to continue.")
             raise typer.Exit(code=130)
@@ -226,11 +290,7 @@ def runs_cmd(
     """List the runs in a results store."""
     from rich.table import Table
 
-    from passnet.runner.store import Store
-
-    if not store.is_file():
-        _fail(f"no results store at {store}.")
-    with Store(store) as st:
+    with _open_store(store, readonly=True) as st:
         table = Table(title=str(store))
         for col in ("run", "suite", "device", "candidates", "done", "status"):
             table.add_column(col, overflow="fold")
@@ -254,18 +314,22 @@ def export_cmd(
 ) -> None:
     """Export runs to JSON (everything, nested) or Parquet (one row per measurement)."""
     from passnet.runner.export import export_json, export_parquet
-    from passnet.runner.store import Store, StoreError
+    from passnet.runner.paths import file_problem
+    from passnet.runner.store import StoreError
 
     if out.suffix not in (".json", ".parquet"):
         _fail(f"--out {out}: use a .json or .parquet file name.")
-    if not store.is_file():
-        _fail(f"no results store at {store}.")
-    with Store(store) as st:
+    with _open_store(store, readonly=True) as st:
         try:
             ids = [st.resolve_run(r) for r in runs]
         except StoreError as exc:
             _fail(str(exc))
-        (export_json if out.suffix == ".json" else export_parquet)(st, ids, out)
+        if problem := file_problem(out, "--out"):
+            _fail(problem)
+        try:
+            (export_json if out.suffix == ".json" else export_parquet)(st, ids, out)
+        except OSError as exc:
+            _fail(f"cannot write --out {out}: {exc.strerror or exc}")
     console.print(f"wrote {out}")
 
 

@@ -35,19 +35,27 @@ _COLUMNS = (
     "context_key",
     "session_id",
     "created",
+    "attempts",
 )
+
+
+def _row(m: dict) -> dict:
+    """The exported columns of a measurement (a store older than schema 2 had no retries:
+    every result took one attempt)."""
+    return {k: m.get(k, 1 if k == "attempts" else None) for k in _COLUMNS}
 
 
 def run_document(store: Store, run_id: str) -> dict:
     """One run as a JSON-able document: config, parameters, candidates, sessions, plan size,
-    environments and every measurement with its full VariantResult."""
+    environments, every measurement with its full VariantResult, and the earlier attempts
+    of items that were retried or re-measured."""
     run = store.run(run_id)
     measurements = []
     envs: dict[str, dict] = {}
     for m in store.measurements(run_id):
         if m["env_id"] and m["environment_json"]:
             envs[m["env_id"]] = json.loads(m["environment_json"])
-        row = {k: m[k] for k in _COLUMNS}
+        row = _row(m)
         row["env_id"] = m["env_id"]
         row["result"] = json.loads(m["result_json"])
         measurements.append(row)
@@ -63,6 +71,11 @@ def run_document(store: Store, run_id: str) -> dict:
         "planned_items": len(store.run_items(run_id)),
         "environments": envs,
         "measurements": measurements,
+        "attempts": [
+            {k: v for k, v in a.items() if k != "result_json"}
+            | {"result": json.loads(a["result_json"])}
+            for a in store.attempts(run_id)
+        ],
     }
 
 
@@ -81,7 +94,7 @@ def export_parquet(store: Store, run_ids: list[str], out: Path) -> Path:
     rows = []
     for run_id in run_ids:
         for m in store.measurements(run_id):
-            row = {k: m[k] for k in _COLUMNS}
+            row = _row(m)
             row["result_json"] = m["result_json"]
             rows.append(row)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -98,7 +111,8 @@ def export_parquet(store: Store, run_ids: list[str], out: Path) -> Path:
                 "created",
             )
             else (k, pa.int64())
-            if k in ("measurement_id", "cached_from", "tightest_passing_t", "session_id")
+            if k
+            in ("measurement_id", "cached_from", "tightest_passing_t", "session_id", "attempts")
             else (k, pa.string())
             for k in (*_COLUMNS, "result_json")
         ]

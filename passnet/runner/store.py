@@ -1,5 +1,6 @@
 """The results store: one SQLite file (WAL) of runs, candidates, tasks, variants, measurements,
-environments and parameters.
+environments and parameters, and the earlier attempts of items that were retried or
+re-measured (schema, migrations and file checks: ``passnet.runner.schema``).
 
 Every variant result is committed in its own transaction the moment it arrives, so killing a
 run at any point (even ``kill -9``) loses nothing already measured; a rerun of the same command
@@ -20,59 +21,21 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from passnet.evaluation.results import CandidateSpec, Environment, Parameters, VariantResult
+from passnet.runner.schema import STORE_SCHEMA_VERSION, StoreError, connect
 from passnet.runner.suite import SuiteTask, canonical_json, digest
 
-STORE_SCHEMA_VERSION = 1
+__all__ = [
+    "DEFAULT_STORE",
+    "RETRY_STATUSES",
+    "STORE_SCHEMA_VERSION",
+    "Measurement",
+    "Store",
+    "StoreError",
+]
+
 DEFAULT_STORE = "runs/passnet.db"
-_RETRY_STATUSES = ("timeout", "crash")
-"""Baseline results never served from the cache: they may be transient."""
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS parameters (params_id TEXT PRIMARY KEY, json TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS environments (
-  env_id TEXT PRIMARY KEY, device TEXT, device_name TEXT, torch TEXT, triton TEXT,
-  json TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS candidates (
-  candidate_id TEXT PRIMARY KEY, label TEXT NOT NULL, kind TEXT NOT NULL,
-  content_hash TEXT, spec_json TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS tasks (
-  task_id TEXT PRIMARY KEY, name TEXT NOT NULL, path TEXT, n_variants INTEGER);
-CREATE TABLE IF NOT EXISTS variants (
-  variant_id TEXT PRIMARY KEY, task_id TEXT NOT NULL REFERENCES tasks(task_id),
-  graph TEXT NOT NULL, dtype TEXT, content_hash TEXT NOT NULL, path TEXT);
-CREATE TABLE IF NOT EXISTS runs (
-  run_id TEXT PRIMARY KEY, created REAL NOT NULL, suite TEXT NOT NULL, device TEXT NOT NULL,
-  params_id TEXT NOT NULL REFERENCES parameters(params_id), config_json TEXT NOT NULL,
-  status TEXT NOT NULL, updated REAL NOT NULL);
-CREATE TABLE IF NOT EXISTS run_candidates (
-  run_id TEXT NOT NULL, candidate_id TEXT NOT NULL, position INTEGER NOT NULL,
-  PRIMARY KEY (run_id, candidate_id));
-CREATE TABLE IF NOT EXISTS run_items (
-  run_id TEXT NOT NULL, candidate_id TEXT NOT NULL, variant_id TEXT NOT NULL,
-  task_id TEXT NOT NULL, position INTEGER NOT NULL,
-  PRIMARY KEY (run_id, candidate_id, variant_id));
-CREATE TABLE IF NOT EXISTS sessions (
-  session_id INTEGER PRIMARY KEY AUTOINCREMENT, run_id TEXT NOT NULL, started REAL NOT NULL,
-  finished REAL, host TEXT, pid INTEGER, executor TEXT, status TEXT NOT NULL,
-  skipped INTEGER NOT NULL DEFAULT 0, measured INTEGER NOT NULL DEFAULT 0,
-  cached INTEGER NOT NULL DEFAULT 0, duplicates INTEGER NOT NULL DEFAULT 0);
-CREATE TABLE IF NOT EXISTS measurements (
-  measurement_id INTEGER PRIMARY KEY AUTOINCREMENT,
-  run_id TEXT NOT NULL, candidate_id TEXT NOT NULL, variant_id TEXT NOT NULL,
-  task_id TEXT NOT NULL, session_id INTEGER, context_key TEXT NOT NULL,
-  env_id TEXT REFERENCES environments(env_id), device TEXT,
-  source TEXT NOT NULL CHECK (source IN ('measured', 'cache')), cached_from INTEGER,
-  status TEXT NOT NULL, error_class TEXT, speedup REAL, speedup_cuda_event REAL,
-  reference_median_us REAL, candidate_median_us REAL, tightest_passing_t INTEGER,
-  worker_seconds REAL, created REAL NOT NULL, result_json TEXT NOT NULL,
-  UNIQUE (run_id, candidate_id, variant_id));
-CREATE INDEX IF NOT EXISTS measurements_context ON measurements (context_key, candidate_id);
-"""
-
-
-class StoreError(Exception):
-    """A user-fixable store problem (unknown run, run already running, config mismatch)."""
+RETRY_STATUSES = ("timeout", "crash")
+"""Results that may be transient: retried by ``bench``, never served from the baseline cache."""
 
 
 @dataclass(frozen=True)
@@ -104,26 +67,11 @@ def _pid_alive(pid: int) -> bool:
 class Store:
     """A connection to one store file; use from one thread (the run's driver)."""
 
-    def __init__(self, path: Path | str = DEFAULT_STORE) -> None:
+    def __init__(self, path: Path | str = DEFAULT_STORE, *, readonly: bool = False) -> None:
+        """Open (create, migrate) the store; ``readonly`` (reports, listings, exports) never
+        writes, so an older store is read as it is. StoreError if the file is unusable."""
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.conn = sqlite3.connect(self.path, isolation_level=None, timeout=30.0)
-        self.conn.row_factory = sqlite3.Row
-        self.conn.execute("PRAGMA journal_mode=WAL")
-        self.conn.execute("PRAGMA synchronous=FULL")
-        self.conn.execute("PRAGMA foreign_keys=ON")
-        self.conn.execute("PRAGMA busy_timeout=30000")
-        # executescript commits first, so the schema is one script with its own transaction.
-        self.conn.executescript(
-            f"BEGIN IMMEDIATE;{_SCHEMA}INSERT OR IGNORE INTO meta VALUES "
-            f"('schema_version', '{STORE_SCHEMA_VERSION}');COMMIT;"
-        )
-        found = self.conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
-        if int(found[0]) != STORE_SCHEMA_VERSION:
-            raise StoreError(
-                f"{self.path}: store schema {found[0]}, this passnet reads "
-                f"{STORE_SCHEMA_VERSION}; use another --store"
-            )
+        self.conn, self.version = connect(self.path, readonly=readonly)
 
     def close(self) -> None:
         self.conn.close()
@@ -204,20 +152,20 @@ class Store:
         items: list[tuple[str, str, str]],
     ) -> bool:
         """Create the run with its plan, or check that an existing one has the same config.
-        ``items`` are (candidate_id, variant_id, task_id) in dispatch order. True if new."""
+        ``items`` are (candidate_id, variant_id, task_id) in dispatch order. True if new.
+        The check and the insert are one write transaction: two processes opening the same
+        new run at once both succeed (one creates it, the other finds it)."""
         text = canonical_json(config)
-        row = self.conn.execute(
-            "SELECT config_json FROM runs WHERE run_id = ?", (run_id,)
-        ).fetchone()
-        if row is not None:
-            if row["config_json"] != text:
-                raise StoreError(
-                    f"run {run_id!r} exists in {self.path} with a different configuration; "
-                    "pick another --run name (or drop --run to derive one)"
-                )
-            return False
         now = time.time()
         with self.tx() as c:
+            row = c.execute("SELECT config_json FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+            if row is not None:
+                if row["config_json"] != text:
+                    raise StoreError(
+                        f"run {run_id!r} exists in {self.path} with a different configuration;"
+                        " pick another --run name (or drop --run to derive one)"
+                    )
+                return False
             c.execute(
                 "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, 'open', ?)",
                 (run_id, now, suite, device, params_id, text, now),
@@ -284,7 +232,8 @@ class Store:
     # ---- measurements ------------------------------------------------------------------
 
     def add(self, m: Measurement, session_id: int | None) -> bool:
-        """Commit one result (one transaction). False if the item already had one (kept)."""
+        """Commit one result (one transaction). False if the item already had one (kept).
+        Its ``attempts`` column counts the item's earlier attempts in this run, plus one."""
         r = m.result
         ref = r.reference.wall.median_us if r.reference else None
         cand = r.candidate.wall.median_us if r.candidate else None
@@ -297,7 +246,9 @@ class Store:
                     "session_id, context_key, env_id, device, source, cached_from, status, "
                     "error_class, speedup, speedup_cuda_event, reference_median_us, "
                     "candidate_median_us, tightest_passing_t, worker_seconds, created, "
-                    "result_json) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    "result_json, attempts) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
+                    "1 + (SELECT COUNT(*) FROM attempts WHERE run_id=? AND candidate_id=? "
+                    "AND variant_id=?))",
                     (
                         m.run_id,
                         m.candidate_id,
@@ -319,6 +270,9 @@ class Store:
                         r.worker_seconds,
                         time.time(),
                         r.model_dump_json(),
+                        m.run_id,
+                        m.candidate_id,
+                        m.variant_id,
                     ),
                 )
                 if session_id is not None:
@@ -336,6 +290,73 @@ class Store:
             return False
         return True
 
+    def add_attempt(self, m: Measurement, session_id: int | None) -> None:
+        """Record a failed attempt that will be retried (the item stays pending)."""
+        r = m.result
+        now = time.time()
+        with self.tx() as c:
+            c.execute(
+                "INSERT INTO attempts (run_id, candidate_id, variant_id, task_id, session_id, "
+                "context_key, env_id, device, source, status, error_class, worker_seconds, "
+                "created, superseded, result_json) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (
+                    m.run_id,
+                    m.candidate_id,
+                    m.variant_id,
+                    m.task_id,
+                    session_id,
+                    m.context_key,
+                    m.env_id,
+                    m.device,
+                    m.source,
+                    r.status.value,
+                    r.error_class.value if r.error_class else None,
+                    r.worker_seconds,
+                    now,
+                    now,
+                    r.model_dump_json(),
+                ),
+            )
+            if session_id is not None:
+                c.execute(
+                    "UPDATE sessions SET retried = retried + 1 WHERE session_id=?", (session_id,)
+                )
+
+    def reset_items(self, run_id: str, statuses: tuple[str, ...]) -> int:
+        """Set the run's results of ``statuses`` aside (moved to ``attempts``, keeping their
+        measurement id) so that they are measured again; returns how many. One transaction."""
+        if not statuses:
+            return 0
+        marks = ",".join("?" * len(statuses))
+        where = f"run_id=? AND status IN ({marks})"
+        with self.tx() as c:
+            c.execute(
+                "INSERT INTO attempts (run_id, candidate_id, variant_id, task_id, session_id, "
+                "measurement_id, context_key, env_id, device, source, status, error_class, "
+                "worker_seconds, created, superseded, result_json) SELECT run_id, "
+                "candidate_id, variant_id, task_id, session_id, measurement_id, context_key, "
+                "env_id, device, source, status, error_class, worker_seconds, created, ?, "
+                f"result_json FROM measurements WHERE {where} ORDER BY measurement_id",
+                (time.time(), run_id, *statuses),
+            )
+            n = c.execute(f"DELETE FROM measurements WHERE {where}", (run_id, *statuses)).rowcount
+        return n
+
+    def attempts(self, run_id: str) -> list[dict]:
+        """Earlier attempts of the run's items (failed and retried, or re-measured)."""
+        if self.version < 2:
+            return []
+        rows = self.conn.execute(
+            "SELECT * FROM attempts WHERE run_id=? ORDER BY attempt_id", (run_id,)
+        )
+        return [dict(r) for r in rows]
+
+    def status_counts(self, run_id: str) -> dict[str, int]:
+        rows = self.conn.execute(
+            "SELECT status, COUNT(*) FROM measurements WHERE run_id=? GROUP BY status", (run_id,)
+        )
+        return {r[0]: r[1] for r in rows}
+
     def done_items(self, run_id: str) -> set[tuple[str, str]]:
         rows = self.conn.execute(
             "SELECT candidate_id, variant_id FROM measurements WHERE run_id=?", (run_id,)
@@ -347,7 +368,7 @@ class Store:
         return self.conn.execute(
             "SELECT measurement_id, env_id, device, result_json FROM measurements "
             "WHERE context_key=? AND candidate_id=? AND source='measured' "
-            f"AND status NOT IN {_RETRY_STATUSES!r} ORDER BY measurement_id LIMIT 1",
+            f"AND status NOT IN {RETRY_STATUSES!r} ORDER BY measurement_id LIMIT 1",
             (context_key, cid),
         ).fetchone()
 
