@@ -27,7 +27,7 @@ def load_rows(spec: str) -> list[tuple[str, Row]]:
     path, _, run = rest.partition(":")
     if not Path(path).is_file():
         raise SystemExit(f"suite_table: no results store at {path}")
-    with Store(Path(path)) as st:
+    with Store(Path(path), readonly=True) as st:
         board = build_leaderboard(st, [run or "latest"])
     return [(f"{label} {r.name}".strip(), r) for r in board.rows]
 
