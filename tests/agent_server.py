@@ -2,8 +2,10 @@
 
 The reply to a request is picked by how many assistant messages the request already holds
 (its step), so each attempt of a run gets the same script whatever the interleaving, and a
-restarted attempt starts over. Faults (429, 500, a slow answer) are one-shot and served
-before the script, in order. Every request body is kept in ``requests``.
+restarted attempt starts over. Faults (429, 500, a slow answer, a 200 whose body is not a
+completion) are one-shot and served before the script, in order: ``[malformed(body)] * n``
+answers the first n requests with a broken 200, then the script. Every request body is kept
+in ``requests``.
 
     with ScriptedServer([reply(calls=[call("view_task", {})]), reply(calls=[call("finish")])]) as srv:
         GenerateConfig(model="scripted", base_url=srv.url, api_key_env="TEST_KEY")
@@ -35,6 +37,23 @@ class Fault:
     retry_after: str | None = None
     delay_s: float = 0.0  # > 0 and status 200: answer the script late (a client timeout)
     message: str = "scripted fault"
+    body: str | None = None  # status 200: send these bytes instead of a completion
+    content_type: str = "application/json"
+
+
+MALFORMED_BODIES = {
+    "invalid JSON": '{"id": "chatcmpl-1", "choices": [',
+    "no choices": '{"id": "chatcmpl-1", "object": "chat.completion", "model": "scripted"}',
+    "choice without message": '{"id": "chatcmpl-1", "choices": [{"index": 0}]}',
+    "empty choices": '{"id": "chatcmpl-1", "choices": []}',
+    "a JSON list": "[1, 2, 3]",
+}
+"""200 answers that are not a chat completion, as broken proxies and servers send them."""
+
+
+def malformed(body: str, content_type: str = "application/json") -> Fault:
+    """A 200 whose body is ``body`` (use with ``* n`` for the first n requests)."""
+    return Fault(200, body=body, content_type=content_type)
 
 
 def call(name: str, args: dict | str | None = None) -> tuple[str, str]:
@@ -78,8 +97,8 @@ class ScriptedServer:
         self._server.shutdown()
         self._server.server_close()
 
-    def answer(self, body: dict) -> tuple[int, dict, dict[str, str], float]:
-        """(status, JSON body, headers, delay) for one chat request."""
+    def answer(self, body: dict) -> tuple[int, dict | bytes, dict[str, str], float]:
+        """(status, JSON body or raw bytes, headers, delay) for one chat request."""
         with self._lock:
             self.requests.append(body)
             fault = self.faults.pop(0) if self.faults else None
@@ -93,6 +112,8 @@ class ScriptedServer:
         if fault is not None and fault.status != 200:
             headers = {"Retry-After": fault.retry_after} if fault.retry_after else {}
             return fault.status, {"error": {"message": fault.message}}, headers, 0.0
+        if fault is not None and fault.body is not None:
+            return 200, fault.body.encode(), {"Content-Type": fault.content_type}, 0.0
         step = step_of(body)
         if self.gate is not None:
             self.gate(body, step)
@@ -135,11 +156,11 @@ class ScriptedServer:
             def log_message(self, *args: object) -> None:
                 pass
 
-            def _send(self, status: int, payload: dict, headers: dict[str, str]) -> None:
-                data = json.dumps(payload).encode()
+            def _send(self, status: int, payload: dict | bytes, headers: dict[str, str]) -> None:
+                data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+                headers = {"Content-Type": "application/json", **headers}
                 try:
                     self.send_response(status)
-                    self.send_header("Content-Type", "application/json")
                     self.send_header("Content-Length", str(len(data)))
                     for k, v in headers.items():
                         self.send_header(k, v)

@@ -21,6 +21,7 @@ from passnet.scores.metrics import (
     fast_p,
     gmean_speedup_correct,
     outcome_from_variant,
+    rank_key,
     rectified_speedup,
     s_curve,
     s_t,
@@ -326,3 +327,49 @@ def test_suite_pooled_vs_mean() -> None:
         suite_scores([])
     with pytest.raises(ValueError):
         suite_scores([task_a, []])
+
+
+# --- variants whose timings mean nothing (Triton's interpreter) and ranking ---------------
+
+
+def _untimed(speedup: float | None, tightest: int = -5, vs_inductor: float | None = None):
+    v = _variant(Status.OK, tightest, speedup, vs_inductor)
+    return v.model_copy(update={"timing_meaningful": False})
+
+
+def test_untimed_correct_variant_scores_neutral_speedup() -> None:
+    """An interpreter speedup (0.001x) must not put a correct pass below an incorrect one."""
+    correct = [_untimed(0.001, vs_inductor=0.01) for _ in range(3)]
+    incorrect = [_variant(Status.INCORRECT) for _ in range(3)]
+    good, bad = compute_scores(correct), compute_scores(incorrect)
+    assert good.AS == approx(compute_scores([_variant(Status.OK, -5, 1.0)] * 3).AS)
+    assert good.AS > 0.99 and bad.AS == pytest.approx(0.147, abs=5e-4)
+    assert outcome_from_variant(correct[0]) == Outcome(1.0, -5, timed=False)
+    assert good.fast_p == 0.0 and good.neutral_speedups == 3 and bad.neutral_speedups == 0
+    assert good.gmean_speedup_correct is None and good.gmean_speedup_vs_inductor_correct is None
+    assert fast_p([Outcome(1.0, -5, timed=False)], p=0.5) == 0.0  # never a hit, whatever p
+    mixed = compute_scores([correct[0], _variant(Status.OK, -5, 2.0)])
+    assert mixed.gmean_speedup_correct == approx(2.0) and mixed.fast_p == approx(0.5)
+    assert mixed.neutral_speedups == 1
+    assert suite_scores([correct, incorrect])["neutral_speedups"] == 3
+    # an incorrect variant scores the same with or without meaningful timings
+    wrong = _variant(Status.INCORRECT).model_copy(update={"timing_meaningful": False})
+    assert compute_scores([wrong]).AS == approx(bad.AS)
+
+
+def test_timing_meaningful_json_is_backward_compatible() -> None:
+    old = {"graph": "g", "dtype": "float32", "status": "ok"}
+    assert VariantResult.model_validate(old).timing_meaningful  # written before the field
+    note = "CPU: Triton kernels run in Triton's interpreter (interpreter timings)"
+    assert not VariantResult.model_validate(old | {"timing_note": note}).timing_meaningful
+    assert VariantResult.model_validate(old | {"timing_note": note, "timing_meaningful": True})
+    untimed = _untimed(0.5)
+    assert VariantResult.model_validate_json(untimed.model_dump_json()) == untimed
+    old_scores = {"AS": 1.0, "ES": {}, "S": {}, "fast_p": 0, "subgraph_correct_rate": 1,
+                  "gmean_speedup_correct": None}  # fmt: skip
+    assert Scores.model_validate(old_scores).neutral_speedups == 0
+
+
+def test_rank_key_puts_correct_first() -> None:
+    assert rank_key(True, 0.0004) > rank_key(False, 0.147) > rank_key(False, None)
+    assert rank_key(True, 1.2) > rank_key(True, 0.9) > rank_key(True, None)

@@ -1,7 +1,9 @@
 """Anthropic's Messages API, converted to and from the OpenAI message format at this edge.
 
 Optional: needs ``pip install anthropic``. The key comes from ``$ANTHROPIC_API_KEY`` unless
-``--api-key-env`` names another variable.
+``--api-key-env`` names another variable. Errors follow the OpenAI backend's rules: 408/409/429,
+5xx, timeouts and 200s whose body is not a message are retried; key, model and network
+problems stop the run with what to fix.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import time
 from typing import Any
 
 from passnet.agent.llm import (
+    MALFORMED_ERRORS,
     Completion,
     ContextLengthExceeded,
     GenerateConfig,
@@ -20,6 +23,7 @@ from passnet.agent.llm import (
     Retryable,
     ToolCall,
     Usage,
+    malformed,
     with_retries,
 )
 
@@ -90,6 +94,10 @@ def to_anthropic_tools(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def from_anthropic(response: Any, config: GenerateConfig) -> Completion:
+    """An Anthropic Message as a Completion; raises a MALFORMED_ERRORS error for anything else
+    (a body that is not a message: the SDK hands back text or a partial model)."""
+    if isinstance(response, (str, bytes, dict, list)) or response is None:
+        raise TypeError(f"not a message but {type(response).__name__}")
     text: list[str] = []
     calls: list[ToolCall] = []
     for block in response.content:
@@ -134,6 +142,8 @@ class AnthropicBackend:
         where = config.base_url or "api.anthropic.com"
         if isinstance(exc, a.APITimeoutError):
             return Retryable(f"no answer within {config.timeout_s:g} s (timeout)")
+        if isinstance(exc, a.APIResponseValidationError):
+            return malformed(where, exc, exc.response.text)
         if isinstance(exc, a.APIConnectionError):
             return LLMConfigError(f"cannot reach {where} ({exc}); check the network/--base-url")
         if not isinstance(exc, a.APIStatusError):
@@ -170,15 +180,21 @@ class AnthropicBackend:
                 kwargs[name] = getattr(config, name)
         kwargs.update(config.extra_body)
 
-        def call() -> Any:
-            try:
-                return client.messages.create(**kwargs)
+        def call() -> Completion:
+            try:  # the raw response: errors of the request and of its answer stay apart
+                raw = client.messages.with_raw_response.create(**kwargs)
             except self._anthropic.AnthropicError as exc:
                 raise self._classify(exc, config) from exc
+            try:
+                return from_anthropic(raw.parse(), config)
+            except self._anthropic.AnthropicError as exc:
+                raise self._classify(exc, config) from exc
+            except MALFORMED_ERRORS as exc:
+                where = config.base_url or "api.anthropic.com"
+                raise malformed(where, exc, raw.text) from exc
 
         t0 = time.perf_counter()
-        response, retries = with_retries(call, config)
-        completion = from_anthropic(response, config)
+        completion, retries = with_retries(call, config)
         return completion.model_copy(
             update={"latency_s": time.perf_counter() - t0, "retries": retries}
         )

@@ -2,6 +2,8 @@
 
 ``agent run`` lets an LLM work a suite; ``task prompt`` / ``task submit`` let any other coding
 agent (or a person) work the same tasks from a shell with the same statement and feedback.
+``task submit`` says in its exit code how the pass did (``SUBMIT_EXIT``), so scripts can tell
+success from failure.
 """
 
 from __future__ import annotations
@@ -23,6 +25,22 @@ err = Console(stderr=True)
 
 agent_app = typer.Typer(help="PassAgent: LLM-written passes with evaluator feedback.")
 task_app = typer.Typer(help="Work a task from a shell: print its prompt, submit a pass folder.")
+
+
+SUBMIT_EXIT = {"ok": 0, "incorrect": 1, "usage": 2, "failed": 3}
+"""Exit codes of ``task submit``: 0 correct on every graph; 1 every graph ran but some are not
+correct; 2 a usage or input error (Typer's code for bad options too); 3 some graph could not be
+evaluated (no match, compile or runtime error, timeout, crash, rejected, broken sample)."""
+
+
+def submit_verdict(result) -> str:  # noqa: ANN001 - TaskResult, imported lazily
+    """``ok``, ``incorrect`` or ``failed`` (a key of SUBMIT_EXIT) for an evaluated pass."""
+    from passnet.evaluation.results import Status
+
+    statuses = {v.status for v in result.variants}
+    if statuses == {Status.OK}:
+        return "ok"
+    return "incorrect" if statuses <= {Status.OK, Status.INCORRECT} else "failed"
 
 
 def _fail(message: str) -> None:
@@ -205,7 +223,8 @@ def run_cmd(
     def on_event(kind: str, spec, record) -> None:  # noqa: ANN001
         if kind == "done":
             console.print(
-                f"done {spec.task_name} #{spec.attempt}: AS {_fmt(record.final_AS)} "
+                f"done {spec.task_name} #{spec.attempt}: AS {_fmt(record.final_AS)}, "
+                f"{'correct' if record.final_correct else 'not correct everywhere'} "
                 f"({len(record.steps)} steps, {record.stop_reason}, {record.wall_seconds:.0f} s)"
             )
         elif kind == "start":
@@ -317,7 +336,11 @@ def submit_cmd(
         Path | None, typer.Option("--json", help="write the full result here")
     ] = None,
 ) -> None:
-    """Evaluate PASS_DIR on TASK and print the feedback the agent would get."""
+    """Evaluate PASS_DIR on TASK and print the feedback the agent would get.
+
+    Exit code: 0 correct on every graph, 1 some graph incorrect (all ran), 2 usage or input
+    error, 3 some graph could not be evaluated (no match, compile/runtime error, timeout,
+    crash, rejected)."""
     from passnet.agent.feedback import format_feedback
     from passnet.agent.run import DevicePool
     from passnet.dataset.task import TaskError, load_task
@@ -336,6 +359,12 @@ def submit_cmd(
     if json_out:
         json_out.parent.mkdir(parents=True, exist_ok=True)
         json_out.write_text(result.model_dump_json(indent=2))
+    verdict = submit_verdict(result)
+    code = SUBMIT_EXIT[verdict]
+    if code:
+        bad = sum(v.status.value != "ok" for v in result.variants)
+        err.print(f"{verdict}: {bad} of {len(result.variants)} graph(s) not correct (exit {code})")
+    raise typer.Exit(code=code)
 
 
 def register(app: typer.Typer) -> None:

@@ -31,6 +31,8 @@ def _row(v: VariantResult, width: int) -> str:
     t = v.comparison.tightest_passing_t if v.comparison else None
     err = v.comparison.max_abs_diff if v.comparison else None
     speedup = "-" if v.speedup is None else f"{v.speedup:.3f}x"
+    if not v.timing_meaningful and v.speedup is not None:
+        speedup = "interp"
     return (
         f"{v.graph:<{width}}  {v.dtype:<9} {v.status.value:<13} {sum(v.matches.values()):>4}"
         f"  {_num(t, 'd'):>5}  {_num(err, '.2e'):>9}  {speedup:>8}"
@@ -48,20 +50,37 @@ def _reason(v: VariantResult) -> str | None:
     return text
 
 
-def format_feedback(result: TaskResult, best_as: float | None = None, note: str = "") -> str:
-    """The text ``pass_evaluator`` returns to the model."""
+UNTIMED_NOTE = (
+    "speedup 'interp': Triton's interpreter ran your kernels (CPU), so their times mean "
+    "nothing; a correct graph counts as speedup 1.0 in AS, correctness is what counts here."
+)
+
+
+def format_feedback(
+    result: TaskResult,
+    best_as: float | None = None,
+    note: str = "",
+    best_correct: bool | None = None,
+) -> str:
+    """The text ``pass_evaluator`` returns to the model (``best_correct``: whether the best
+    snapshot so far is correct on every graph, which ranks it above any that is not)."""
     s = result.scores
     variants = result.variants
     n = len(variants)
     correct = sum(v.status is Status.OK for v in variants)
     fast = round(s.fast_p * n)
-    best = f" (best so far {best_as:.4f})" if best_as is not None else ""
+    best = ""
+    if best_as is not None:
+        verdict = {True: ", correct", False: ", not correct everywhere", None: ""}[best_correct]
+        best = f" (best so far {best_as:.4f}{verdict})"
     lines = [
         f"AS = {s.AS:.4f}{best} | correct {correct}/{n} | fast_1 {fast}/{n} | "
         f"G-mean speedup (correct) {_num(s.gmean_speedup_correct, '.3f')}",
     ]
     if note:
         lines.append(note)
+    if any(not v.timing_meaningful for v in variants):
+        lines.append(UNTIMED_NOTE)
     width = max([len("graph")] + [len(v.graph) for v in variants[:MAX_ROWS]])
     lines.append(
         f"{'graph':<{width}}  {'dtype':<9} {'status':<13} {'repl':>4}  {'tol t':>5}"

@@ -175,6 +175,28 @@ class Retryable(Exception):
         self.reason, self.retry_after = reason, retry_after
 
 
+MALFORMED_ERRORS: tuple[type[Exception], ...] = (
+    ValueError,  # json.JSONDecodeError and pydantic's ValidationError are ValueErrors
+    AttributeError,
+    TypeError,
+    KeyError,
+    IndexError,
+)
+"""What reading a 200 whose body is not a completion raises (invalid JSON, missing fields)."""
+
+
+def malformed(where: str, exc: Exception, body: str = "", hint: str = "") -> Retryable:
+    """A 200 answer that is not a usable completion, to retry like a 5xx: overloaded servers
+    and proxies send truncated or foreign bodies now and then, and the next try usually works.
+    After the last retry the run stops with this reason (``hint`` says what to check)."""
+    snippet = " ".join(body.split())[:160]
+    return Retryable(
+        f"malformed response from {where} (HTTP 200, {type(exc).__name__}: {str(exc)[:160]})"
+        + (f"; body: {snippet!r}" if snippet else "")
+        + (f"; {hint}" if hint else "")
+    )
+
+
 def with_retries(
     call: Callable[[], T], config: GenerateConfig, sleep: Callable[[float], None] = time.sleep
 ) -> tuple[T, int]:

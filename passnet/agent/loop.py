@@ -5,8 +5,8 @@
         turn      the model answers (text and tool calls)
         dispatch  every tool call runs, in order; each answer goes back as a tool message
     final evaluation of the last files if they were never evaluated
-    score = AS of the best evaluated snapshot (upstream's rule: a later, worse snapshot never
-            lowers it)
+    score = AS of the best evaluated snapshot: correct on every variant first, then AS
+            (upstream keeps the best AS; a later, worse snapshot never lowers it)
 
 Stop rules: ``finish`` called, or a budget spent (steps, tokens, wall time, turns without a
 tool call), or the context overflowing. A fatal LLM error (bad key, server gone) propagates:

@@ -2,8 +2,9 @@
 
 The protocol vLLM, SGLang, Ollama, llama.cpp's server and hosted APIs (OpenAI, DeepSeek,
 OpenRouter, Together, ...) all serve. The ``openai`` client's own retries are off: this module
-retries 408/409/429/5xx and timeouts with backoff (:func:`with_retries`) and turns the errors a
-user can fix (401/403 key, 404 model, unreachable server) into one-paragraph messages.
+retries 408/409/429/5xx, timeouts and 200s whose body is not a completion (invalid JSON, missing
+fields, an HTML page) with backoff (:func:`with_retries`) and turns the errors a user can fix
+(401/403 key, 404 model, unreachable server) into one-paragraph messages.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 import openai
 
 from passnet.agent.llm import (
+    MALFORMED_ERRORS,
     Completion,
     ContextLengthExceeded,
     GenerateConfig,
@@ -23,11 +25,13 @@ from passnet.agent.llm import (
     Retryable,
     ToolCall,
     Usage,
+    malformed,
     wire_messages,
     with_retries,
 )
 
 _RETRY_STATUS = {408, 409, 429}
+_BASE_URL_HINT = "is --base-url an OpenAI-compatible API (it usually ends in /v1)?"
 _CONTEXT_HINTS = ("context length", "context_length", "maximum context", "too many tokens")
 
 
@@ -93,6 +97,8 @@ class OpenAIBackend:
         where = self._where(config)
         if isinstance(exc, openai.APITimeoutError):
             return Retryable(f"no answer within {config.timeout_s:g} s (timeout)")
+        if isinstance(exc, openai.APIResponseValidationError):
+            return malformed(where, exc, exc.response.text, _BASE_URL_HINT)
         if isinstance(exc, openai.APIConnectionError):
             if where in self._reached:
                 return Retryable(f"connection to {where} failed: {exc}")
@@ -129,22 +135,32 @@ class OpenAIBackend:
         client = self._client(config)
         request = self._request(messages, tools, config)
 
-        def call() -> Any:
-            try:
-                return client.chat.completions.create(**request)
+        def call() -> Completion:
+            try:  # the raw response: errors of the request and of its answer stay apart
+                raw = client.chat.completions.with_raw_response.create(**request)
             except openai.OpenAIError as exc:
-                mapped = self._classify(exc, config, client)
-                raise mapped from exc
+                raise self._classify(exc, config, client) from exc
+            self._reached.add(self._where(config))
+            try:
+                return _completion(raw.parse(), config)
+            except openai.OpenAIError as exc:
+                raise self._classify(exc, config, client) from exc
+            except MALFORMED_ERRORS as exc:
+                raise malformed(self._where(config), exc, raw.text, _BASE_URL_HINT) from exc
 
         t0 = time.perf_counter()
-        response, retries = with_retries(call, config)
-        self._reached.add(self._where(config))
-        return _completion(response, config, time.perf_counter() - t0, retries)
+        completion, retries = with_retries(call, config)
+        return completion.model_copy(
+            update={"latency_s": time.perf_counter() - t0, "retries": retries}
+        )
 
 
-def _completion(response: Any, config: GenerateConfig, latency: float, retries: int) -> Completion:
-    if not getattr(response, "choices", None):
-        raise LLMError(f"the server answered without choices: {str(response)[:300]}")
+def _completion(response: Any, config: GenerateConfig) -> Completion:
+    """A ChatCompletion as a Completion; raises a MALFORMED_ERRORS error for anything else."""
+    if not isinstance(response, openai.types.chat.ChatCompletion):
+        raise TypeError(f"not a chat completion but {type(response).__name__}")
+    if not response.choices:
+        raise ValueError("no choices")
     choice = response.choices[0]
     msg = choice.message
     extra = getattr(msg, "model_extra", None) or {}
@@ -168,6 +184,4 @@ def _completion(response: Any, config: GenerateConfig, latency: float, retries: 
         tool_calls=calls,
         finish_reason=choice.finish_reason,
         usage=usage,
-        latency_s=latency,
-        retries=retries,
     )

@@ -103,7 +103,8 @@ def timing_note(device: str) -> str:
     if device.startswith("cpu"):
         return (
             "this evaluation runs on CPU with the Triton interpreter: kernels are emulated, so "
-            "speedups say little; correctness (match and allclose) is what you can improve here."
+            "their times mean nothing and a correct graph counts as speedup 1.0; correctness "
+            "(match and allclose) is what you can improve here."
         )
     return ""
 

@@ -91,7 +91,11 @@ class DevicePool:
 class TaskSummary(BaseModel):
     task: str
     attempts: int
-    best_AS: float | None = Field(description="best@k: the best attempt's AS")
+    best_AS: float | None = Field(
+        description="best@k: the AS of the best attempt (correct on every variant first, then AS)"
+    )
+    best_attempt: int | None = None
+    best_correct: bool = Field(default=False, description="the best attempt is correct")
     mean_AS: float | None
     first_AS_mean: float | None = Field(description="mean AS of each attempt's first evaluation")
     task_correct: int = Field(description="attempts whose best snapshot is correct everywhere")
@@ -112,14 +116,6 @@ class RunSummary(BaseModel):
     errors: list[str] = Field(default_factory=list)
 
 
-def _task_correct(record: AttemptRecord) -> bool:
-    if record.best_evaluation is None:
-        return False
-    best = record.evaluations[record.best_evaluation]
-    first = next(e for e in record.evaluations if e.snapshot == best.snapshot and e.result)
-    return bool(first.result and first.result.task_correct)
-
-
 def summarize(
     records: list[AttemptRecord], names: list[str], config: AgentConfig, errors: list[str]
 ) -> RunSummary:
@@ -127,6 +123,7 @@ def summarize(
     for name in names:
         mine = sorted((r for r in records if r.task_name == name), key=lambda r: r.attempt)
         scores = [r.final_AS for r in mine if r.final_AS is not None]
+        best = max((r for r in mine if r.final_AS is not None), key=lambda r: r.rank, default=None)
         firsts = [r.first_AS for r in mine if r.first_AS is not None]
         reasons: dict[str, int] = {}
         for r in mine:
@@ -136,10 +133,12 @@ def summarize(
             TaskSummary(
                 task=name,
                 attempts=len(mine),
-                best_AS=max(scores) if scores else None,
+                best_AS=best.final_AS if best else None,
+                best_attempt=best.attempt if best else None,
+                best_correct=best.final_correct if best else False,
                 mean_AS=mean(scores) if scores else None,
                 first_AS_mean=mean(firsts) if firsts else None,
-                task_correct=sum(_task_correct(r) for r in mine),
+                task_correct=sum(r.final_correct for r in mine),
                 mean_steps=mean(len(r.steps) for r in mine) if mine else 0.0,
                 stop_reasons=reasons,
                 tokens=sum(r.prompt_tokens + r.completion_tokens for r in mine),

@@ -80,7 +80,8 @@ TOOLS: list[dict[str, Any]] = [
     ),
     _fn(
         "finish",
-        "End your attempt. The best-scoring evaluated version of your pass folder is scored.",
+        "End your attempt. The best evaluated version of your pass folder is scored: one "
+        "correct on every graph beats any that is not, then the higher AS wins.",
         {"summary": {"type": "string", "description": "optional: what you did"}},
         [],
     ),
@@ -215,9 +216,9 @@ class ToolEnv:
             note = ""
         self.evaluations.append(record)
         best = self.best_record
-        if best is None or record.AS > best.AS:
-            self.best = len(self.evaluations) - 1
-        return record, format_feedback(result, self.best_record.AS, note)
+        if best is None or record.rank > best.rank:  # correct everywhere first, then AS
+            self.best, best = len(self.evaluations) - 1, record
+        return record, format_feedback(result, best.AS, note, best_correct=best.correct)
 
 
 def _arg(args: dict, name: str, kind: type, required: bool = True) -> Any:

@@ -16,10 +16,11 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError, computed_field
 
 from passnet.agent.llm import GenerateConfig, Usage
-from passnet.evaluation.results import Parameters, TaskResult
+from passnet.evaluation.results import Parameters, Status, TaskResult
+from passnet.scores.metrics import rank_key
 
 SCHEMA_VERSION = 1
 TRAJECTORIES = "trajectories.jsonl"
@@ -50,6 +51,17 @@ class EvaluationRecord(BaseModel):
     result: TaskResult | None = Field(
         default=None, description="the evaluator's result (timing samples dropped); None if cached"
     )
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def correct(self) -> bool:
+        """Correct on every variant (all statuses ok): the task_correct of the result."""
+        return bool(self.statuses) and set(self.statuses) == {Status.OK.value}
+
+    @property
+    def rank(self) -> tuple[bool, float]:
+        """Correct first, then AS (``rank_key``): how the best snapshot is chosen."""
+        return rank_key(self.correct, self.AS)
 
 
 class StepRecord(BaseModel):
@@ -101,6 +113,27 @@ class AttemptRecord(BaseModel):
     @property
     def key(self) -> tuple[str, int]:
         return (self.task_name, self.attempt)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def final_correct(self) -> bool:
+        """The best snapshot is correct on every variant: a successful attempt."""
+        if self.best_evaluation is None or self.best_evaluation >= len(self.evaluations):
+            return False
+        return self.evaluations[self.best_evaluation].correct
+
+    @property
+    def rank(self) -> tuple[bool, float]:
+        """Correct first, then AS (``rank_key``): how the best of k attempts is chosen."""
+        return rank_key(self.final_correct, self.final_AS)
+
+
+def training_records(records: list[AttemptRecord]) -> list[AttemptRecord]:
+    """The records to fine-tune on: the successful ones, whose best snapshot is correct on
+    every variant (``final_correct``). Not upstream's ``final_AS > 0.1``: an incorrect pass
+    scores ~0.147 (relieved from t = 1 on), so that filter keeps failures, and on CPU it drops
+    correct passes whose interpreter timings scored ~0.0004 before timings there were neutral."""
+    return [r for r in records if r.final_correct]
 
 
 def strip_samples(result: TaskResult) -> TaskResult:

@@ -7,8 +7,9 @@ crashed, timed out or never matched has a ``status`` and an ``error`` instead of
 from __future__ import annotations
 
 from enum import Enum
+from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from passnet.scores.tolerance import ErrorClass
 
@@ -115,6 +116,11 @@ class VariantResult(BaseModel):
         default=None, description="per-call cost of the candidate call path on an empty graph"
     )
     timing_note: str = Field(default="", description="e.g. 'triton interpreter' on CPU")
+    timing_meaningful: bool = Field(
+        default=True,
+        description="False when the candidate's times mean nothing (a pass on CPU: Triton's "
+        "interpreter): timed minimally, speedup reported but scored as 1.0 when correct",
+    )
     cpu_steal: float | None = Field(
         default=None,
         description="share of the host's CPU time the hypervisor gave other guests while this "
@@ -135,6 +141,19 @@ class VariantResult(BaseModel):
         description="degenerate reference: 'reference-near-zero', 'reference-input-independent'",
     )
     sandbox: Sandbox | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy_interpreter(cls, data: Any) -> Any:
+        """Results written before ``timing_meaningful`` existed: the worker's note tells."""
+        if isinstance(data, dict) and "timing_meaningful" not in data:
+            if str(data.get("timing_note") or "").startswith(INTERPRETER_NOTE):
+                data = {**data, "timing_meaningful": False}
+        return data
+
+
+INTERPRETER_NOTE = "CPU: Triton kernels run in Triton's interpreter"
+"""How the worker's ``timing_note`` starts for a pass on CPU, in every version."""
 
 
 class Environment(BaseModel):
@@ -174,12 +193,32 @@ class Parameters(BaseModel):
         "stall for milliseconds and time the machine's load, not the code",
     )
 
+    def for_interpreter(self) -> Parameters:
+        """What a pass on CPU is timed with: at most ``INTERPRETER_TIMING``'s calls."""
+        cap = INTERPRETER_TIMING
+        return self.model_copy(
+            update={
+                "warmup": min(self.warmup, cap["warmup"]),
+                "trials": min(self.trials, cap["trials"]),
+                "rounds": cap["rounds"],
+                "max_reruns": cap["max_reruns"],
+            }
+        )
+
+
+INTERPRETER_TIMING = {"warmup": 1, "trials": 5, "rounds": 1, "max_reruns": 0}
+"""Timing of a pass whose Triton kernels run in the interpreter (CPU): at most this. Its
+times mean nothing (an emulated kernel call takes 5-500 ms: 0.3-0.5 s on [8, 128, 128]),
+so it gets just the calls the timed-call integrity checks need: one checked call hidden among
+the timed ones, the outputs of three others kept and re-checked, the timing inputs compared
+before and after. Correctness trials and the ghost check are not reduced."""
+
 
 CPU_TIMING = {"warmup": 10, "trials": 40}
-"""Timing defaults on CPU. Fewer calls than SPEC's GPU 25/100 because a Triton kernel there runs
-in the interpreter (milliseconds per call), but enough that a compiled CPU graph is past its
-slow first calls (thread-pool start, Inductor's compile workers settling: 2 warmups and 10
-trials once timed such a graph at 8 ms for its first rounds and 17 us after)."""
+"""Timing defaults on CPU (a pass there gets ``INTERPRETER_TIMING`` instead). Fewer calls than
+SPEC's GPU 25/100, but enough that a compiled CPU graph is past its slow first calls (thread-pool
+start, Inductor's compile workers settling: 2 warmups and 10 trials once timed such a graph at
+8 ms for its first rounds and 17 us after)."""
 
 
 def default_parameters(device: str, **overrides: object) -> Parameters:
@@ -213,6 +252,11 @@ class Scores(BaseModel):
     subgraph_correct_rate: float
     gmean_speedup_correct: float | None
     gmean_speedup_vs_inductor_correct: float | None = None
+    neutral_speedups: int = Field(
+        default=0,
+        description="correct variants whose timings mean nothing (timing_meaningful false): "
+        "speedup 1.0 in S_t, ES_t and AS, left out of fast_p's hits and the G-mean speedups",
+    )
 
 
 class TaskResult(BaseModel):

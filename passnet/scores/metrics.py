@@ -3,6 +3,12 @@
 Every geometric mean is taken in log space with ``math.fsum`` so that long suites of tiny
 (b = 0.001) or large factors neither underflow nor lose precision. The closed form of the SPEC
 is implemented separately and only used as a cross-check of the direct computation.
+
+Untimed variants: a correct variant whose timings mean nothing (``timing_meaningful`` false: a
+pass on CPU, its kernels in Triton's interpreter) has speedup 1.0, neutral, in S_t, ES_t and AS;
+fast_p never counts it as fast and the G-mean speedups leave it out. Its raw interpreter
+speedup (0.001x) would otherwise rank every correct pass below an incorrect one, whose
+accuracy failures are relieved from t = 1 on (AS ~0.147).
 """
 
 from __future__ import annotations
@@ -13,6 +19,9 @@ from dataclasses import dataclass
 
 from passnet.evaluation.results import STATUS_ERROR_CLASS, Scores, Status, VariantResult
 from passnet.scores.tolerance import T_LEVELS, TOLERATED_FROM, ErrorClass, correct_at
+
+NEUTRAL_SPEEDUP = 1.0
+"""The speedup a correct variant without meaningful timings is scored with."""
 
 FAST_P_LEVEL = -5
 """fast_p asks for correctness at torch's default allclose tolerance (t = -5)."""
@@ -48,6 +57,8 @@ class Outcome:
     failure: ErrorClass | None = None
     """RUNTIME or COMPILE when it failed before/while running (then never correct); None when
     it ran and was compared (then any level it fails is an ACCURACY failure)."""
+    timed: bool = True
+    """False when its timings mean nothing: ``speedup`` is then NEUTRAL_SPEEDUP."""
 
 
 def outcome_from_variant(v: VariantResult) -> Outcome:
@@ -55,7 +66,8 @@ def outcome_from_variant(v: VariantResult) -> Outcome:
 
     The status is authoritative: INCORRECT means allclose fails at t = 1, hence at every level,
     whatever the comparison says; statuses other than OK/INCORRECT are never correct and take
-    their error class from ``STATUS_ERROR_CLASS``.
+    their error class from ``STATUS_ERROR_CLASS``. An OK variant without meaningful timings
+    gets NEUTRAL_SPEEDUP (module docstring).
     """
     if v.status is Status.OK:
         tightest = v.comparison.tightest_passing_t if v.comparison is not None else None
@@ -64,6 +76,8 @@ def outcome_from_variant(v: VariantResult) -> Outcome:
                 f"variant {v.graph!r} has status 'ok' but no tightest_passing_t; "
                 "an OK variant must pass allclose at some level <= 0"
             )
+        if not v.timing_meaningful:
+            return Outcome(NEUTRAL_SPEEDUP, tightest_passing_t=tightest, timed=False)
         return Outcome(speedup=v.speedup, tightest_passing_t=tightest)
     if v.status is Status.INCORRECT:
         return Outcome(speedup=v.speedup, tightest_passing_t=None)
@@ -188,9 +202,12 @@ def closed_form_es_t(outcomes: Iterable[Outcome], t: int, b: float, p: float) ->
 
 
 def fast_p(outcomes: Iterable[Outcome], p: float = 1.0) -> float:
-    """Share of ALL subgraphs correct at t = -5 with speedup > p (KernelBench's fast_p)."""
+    """Share of ALL subgraphs correct at t = -5 with speedup > p (KernelBench's fast_p); an
+    untimed subgraph is never a hit."""
     items = _nonempty(outcomes)
-    hits = sum(1 for o in items if _is_correct(o, FAST_P_LEVEL) and _check_speedup(o) > p)
+    hits = sum(
+        1 for o in items if o.timed and _is_correct(o, FAST_P_LEVEL) and _check_speedup(o) > p
+    )
     return hits / len(items)
 
 
@@ -201,9 +218,14 @@ def correct_rate(outcomes: Iterable[Outcome], t: int = 1) -> float:
 
 
 def gmean_speedup_correct(outcomes: Iterable[Outcome], t: int = 1) -> float | None:
-    """Geometric mean speedup over the subgraphs correct at t; None if none is correct."""
-    speedups = [_check_speedup(o) for o in _nonempty(outcomes) if _is_correct(o, t)]
+    """Geometric mean speedup over the timed subgraphs correct at t; None if there are none."""
+    speedups = [_check_speedup(o) for o in _nonempty(outcomes) if o.timed and _is_correct(o, t)]
     return gmean(speedups) if speedups else None
+
+
+def neutral_speedups(outcomes: Iterable[Outcome], t: int = 1) -> int:
+    """How many subgraphs correct at t were scored with NEUTRAL_SPEEDUP (untimed)."""
+    return sum(1 for o in _nonempty(outcomes) if not o.timed and _is_correct(o, t))
 
 
 def _gmean_vs_inductor(
@@ -212,9 +234,17 @@ def _gmean_vs_inductor(
     values = [
         v.speedup_vs_inductor
         for v, o in zip(variants, outcomes, strict=True)
-        if _is_correct(o, 1) and v.speedup_vs_inductor is not None and v.speedup_vs_inductor > 0
+        if _is_correct(o, 1) and o.timed and (v.speedup_vs_inductor or 0) > 0
     ]
     return gmean(values) if values else None
+
+
+def rank_key(correct: bool, score: float | None) -> tuple[bool, float]:
+    """Sort key wherever one result is picked over others (best snapshot, best attempt,
+    training examples): correct on every variant first, then AS. AS alone can rank an incorrect
+    pass above a correct one: relieved accuracy failures score ~0.147, a correct pass at speedup
+    0.1 scores ~0.1."""
+    return (bool(correct), score if score is not None else -math.inf)
 
 
 def compute_scores(variants: list[VariantResult], b: float = 0.1, p: float = 0.0) -> Scores:
@@ -231,6 +261,7 @@ def compute_scores(variants: list[VariantResult], b: float = 0.1, p: float = 0.0
         subgraph_correct_rate=correct_rate(outcomes, 1),
         gmean_speedup_correct=gmean_speedup_correct(outcomes, 1),
         gmean_speedup_vs_inductor_correct=_gmean_vs_inductor(variants, outcomes),
+        neutral_speedups=neutral_speedups(outcomes, 1),
     )
 
 
@@ -264,6 +295,7 @@ def suite_scores(
         / len(per_task),
         "gmean_speedup_correct": gmean_speedup_correct(pooled, 1),
         "gmean_speedup_vs_inductor_correct": _gmean_vs_inductor(variants, pooled),
+        "neutral_speedups": neutral_speedups(pooled, 1),
         "n_tasks": len(per_task),
         "n_subgraphs": len(pooled),
         "b": b,
