@@ -6,6 +6,7 @@ plus a CUDA memory fraction on a GPU), no core dumps, the highest OOM-killer sco
 network namespace where the platform allows (recorded in the result), and returns its result
 through a private pipe, framed with a nonce, never parsed from stdout. A worker that dies or
 hangs becomes a classified failure of that variant; the next variant gets a fresh worker.
+Workers die with this process and keep their time limit without it (``lifetime``).
 
 Starting a worker costs an interpreter and torch's import (3-4 s). So inside
 ``spare_workers()`` one *spare* per kind of worker is started ahead of time and waits,
@@ -36,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import passnet
+from passnet.evaluation import lifetime
 from passnet.evaluation.results import STATUS_ERROR_CLASS, Finding, Status, VariantResult
 from passnet.evaluation.worker import WorkerRequest
 
@@ -138,10 +140,16 @@ def _isolate_network() -> None:
 
 
 def _sandbox_child(
-    limit_bytes: int | None, device: str, isolate_network: bool
+    limit_bytes: int | None,
+    device: str,
+    isolate_network: bool,
+    cpus: frozenset[int] | None = None,
+    tmpdir: str | None = None,
 ) -> Callable[[], None]:
-    """What the forked worker applies to itself before exec."""
+    """What the forked worker applies to itself before exec. ``cpus``: the affinity of the
+    thread that asked for it (workers are forked from ``lifetime.in_spawner_thread``)."""
     kind = resource.RLIMIT_AS if device.startswith("cpu") else resource.RLIMIT_DATA
+    parent = os.getpid()
 
     def apply() -> None:
         if limit_bytes:
@@ -154,6 +162,9 @@ def _sandbox_child(
             pass
         if isolate_network:
             _isolate_network()
+        if cpus:
+            os.sched_setaffinity(0, cpus)
+        lifetime.die_with_parent(parent, tmpdir)  # last: after any change of credentials
 
     return apply
 
@@ -256,7 +267,7 @@ def spares_enabled() -> bool:
 
 
 def _spawn(key: _Key) -> _Worker:
-    device, role, memory_limit, isolate_network, _ = key
+    device, role, memory_limit, isolate_network, cpus = key
     trusted = role != "pass"
     # An Inductor baseline's worker imports Inductor before its request (2.7-3.5 s of the
     # 5.5 s a first compile takes on CPU); pass workers never do, so their integrity
@@ -269,9 +280,9 @@ def _spawn(key: _Key) -> _Worker:
     log_path = Path(tmpdir) / "worker.log"
     try:
         with open(log_path, "wb") as log:
-            proc = subprocess.Popen(
-                [sys.executable, "-m", "passnet.evaluation.worker", "--result-fd", str(write_fd)]
-                + argv,
+            proc = lifetime.in_spawner_thread(lambda: subprocess.Popen(
+                [sys.executable, "-m", "passnet.evaluation.worker", "--result-fd", str(write_fd),
+                 "--parent-pid", str(os.getpid())] + argv,
                 stdin=subprocess.PIPE,
                 stdout=log,
                 stderr=subprocess.STDOUT,
@@ -279,8 +290,8 @@ def _spawn(key: _Key) -> _Worker:
                 env=worker_env(device, tmpdir, trusted=trusted),
                 pass_fds=(write_fd,),
                 start_new_session=True,
-                preexec_fn=_sandbox_child(memory_limit, device, isolate_network),
-            )
+                preexec_fn=_sandbox_child(memory_limit, device, isolate_network, cpus, tmpdir),
+            ))  # fmt: skip
     except BaseException:
         os.close(read_fd)
         shutil.rmtree(tmpdir, ignore_errors=True)
@@ -331,9 +342,11 @@ def run_worker(
     isolate_network: bool = True,
 ) -> dict:
     """Run one worker to completion or death; always returns a VariantResult-shaped dict."""
-    request = request.model_copy(
-        update={"nonce": secrets.token_hex(16), "parent_netns": _netns() if isolate_network else ""}
-    )
+    request = request.model_copy(update={
+        "nonce": secrets.token_hex(16),
+        "parent_netns": _netns() if isolate_network else "",
+        "timeout_s": timeout_s,
+    })  # fmt: skip
     key: _Key = (
         "cpu" if request.device.startswith("cpu") else "cuda",
         worker_role(request),
@@ -352,6 +365,7 @@ def run_worker(
 
     reader = threading.Thread(target=drain, daemon=True)
     reader.start()
+    ooms = lifetime.oom_kills()
     t0 = time.perf_counter()
     try:
         try:
@@ -360,16 +374,19 @@ def run_worker(
             proc.stdin.close()
         except BrokenPipeError:
             pass
-        timed_out = False
+        timed_out, usage = False, None
         try:
-            proc.wait(timeout=timeout_s)
+            usage = lifetime.wait(proc, timeout_s)
         except subprocess.TimeoutExpired:
             timed_out = True
         finally:
             _kill_group(proc)
         reader.join(timeout=5)
         elapsed = time.perf_counter() - t0
-        tail = log_path.read_bytes()[-_LOG_TAIL:].decode(errors="replace").strip()
+        try:
+            tail = log_path.read_bytes()[-_LOG_TAIL:].decode(errors="replace").strip()
+        except OSError:
+            tail = ""
         payload = b"".join(chunks)
         if timed_out:
             return _failure(
@@ -386,13 +403,13 @@ def run_worker(
             out.setdefault("worker_seconds", elapsed)
             return out
         code = proc.returncode
-        how = (
-            f"killed by signal {signal.Signals(-code).name}"
-            if code is not None and code < 0
-            else f"exited with code {code}"
-        )
-        if code == -signal.SIGKILL or "MemoryError" in tail or "out of memory" in tail.lower():
-            how += " (likely out of memory)"
+        if lifetime.TIMEOUT_MARK in tail or code == -signal.SIGXCPU:  # we were late
+            by = "its guardian" if lifetime.TIMEOUT_MARK in tail else "its CPU-time limit"
+            message = f"killed by {by} after its {timeout_s:g} s wall-clock limit"
+            return _failure(request, Status.TIMEOUT, message, elapsed)
+        if ooms is not None:
+            ooms = (lifetime.oom_kills() or ooms) - ooms
+        how = lifetime.exit_cause(code, tail, usage, memory_limit, ooms)
         detail = f"worker {how} without a result"
         if tail:
             detail += f"; last output: {tail[-600:]}"
@@ -419,5 +436,3 @@ def _failure(request: WorkerRequest, status: Status, message: str, elapsed: floa
         error=message,
         worker_seconds=elapsed,
     ).model_dump(mode="json")
-
-

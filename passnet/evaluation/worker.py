@@ -4,7 +4,8 @@ Run as ``python -m passnet.evaluation.worker --result-fd N``: the request (JSON)
 stdin, the VariantResult (JSON) leaves through file descriptor N, a private channel, so
 nothing a candidate prints can be mistaken for a result. The channel is moved to another
 descriptor before any pass code runs and every message carries the parent's nonce. The parent
-owns timeouts and kills.
+kills the worker at its timeout; the worker also dies with the parent and keeps the timeout
+itself (``passnet.evaluation.lifetime``).
 
 Integrity (SPEC section 8, ``docs/integrity.md``): the static policy runs before any pass
 code is imported; the runtime guards of ``passnet.integrity`` watch every correctness call, a
@@ -38,6 +39,7 @@ class WorkerRequest(BaseModel):
     with_inductor: bool = False
     nonce: str = ""
     parent_netns: str = ""
+    timeout_s: float = 0.0  # the driver's wall-clock limit, kept by the worker too (0: none)
 
 
 def _short(exc: BaseException) -> str:
@@ -469,7 +471,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--result-fd", type=int, required=True)
     parser.add_argument("--preload-inductor", action="store_true")
+    parser.add_argument("--parent-pid", type=int, default=None)
     args = parser.parse_args(argv)
+    # Before anything slow: die with the driver, and a guardian that outlives our GIL.
+    from passnet.evaluation.lifetime import Guardian
+
+    guardian = Guardian(args.parent_pid)
     # Move the channel off the number named on the command line (non-inheritable copy).
     channel = os.dup(args.result_fd)
     os.close(args.result_fd)
@@ -480,6 +487,7 @@ def main(argv: list[str] | None = None) -> int:
     if not text.strip():  # a spare whose parent went away (or never needed it)
         os._exit(0)
     req = WorkerRequest.model_validate_json(text)
+    guardian.arm(req.timeout_s)  # our own wall-clock and CPU-time limits start now
     nonce, req.nonce = req.nonce, ""
     t0 = time.perf_counter()
     try:
