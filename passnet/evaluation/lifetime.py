@@ -5,11 +5,12 @@ but a driver that is killed (``kill -9``, Ctrl-C, a lost Ray task) or frozen enf
 a worker spinning in a hanging pass once ran on for 30 minutes as an orphan, its private
 TMPDIR left behind. So every worker also ends on its own:
 
-- **parent-death signal** (Linux ``PR_SET_PDEATHSIG`` = SIGKILL), set in the forked child
-  before exec and again first thing in the worker, each time followed by a ``getppid`` check
-  (the driver may die before it is set). The kernel sends it when the *thread* that forked the
-  worker ends, so the driver forks every worker from one thread that lives as long as it does
-  (``in_spawner_thread``); pool threads end while spares they started are still in use.
+- **parent-death signal** (Linux ``PR_SET_PDEATHSIG`` = SIGKILL), set first thing in the
+  worker, right after its guardian is forked (set before exec, it killed workers whose driver
+  died during their start, before any guardian could remove their TMPDIR), then a ``getppid``
+  check (the driver may die before it is set). The kernel sends it when the *thread* that
+  forked the worker ends, so the driver forks every worker from one thread that lives as long
+  as it does (``in_spawner_thread``); pool threads end while spares they started are in use.
 - **guardian**: a small process the worker forks before importing anything, in a process group
   of its own (so it outlives a kill of the worker's group, and needs none of the worker's GIL).
   It polls the driver (pid and start time, so a zombie or a reused pid does not count) and the
@@ -64,12 +65,12 @@ def _remove(tmpdir: str | None) -> None:
         shutil.rmtree(tmpdir, ignore_errors=True)  # unlinks symlinks, never follows them
 
 
-def die_with_parent(parent: int, tmpdir: str | None = None) -> None:
-    """SIGKILL this process when ``parent``'s forking thread ends (Linux; off with
-    ``PASSNET_WORKER_PDEATHSIG=0``, which leaves the guardian alone); exit now if it already
-    has, removing ``tmpdir``, since nobody else will."""
+def die_with_parent(parent: int, tmpdir: str | None = None, pdeathsig: bool = True) -> None:
+    """``pdeathsig``: SIGKILL this process when ``parent``'s forking thread ends (Linux; off with
+    ``PASSNET_WORKER_PDEATHSIG=0``, which leaves the guardian alone). Exit at once if it
+    already has, removing ``tmpdir``, since nobody else will."""
     wanted = os.environ.get("PASSNET_WORKER_PDEATHSIG", "1").lower() not in ("0", "off", "no")
-    if _PRCTL is not None and wanted:
+    if _PRCTL is not None and wanted and pdeathsig:
         _PRCTL(_PR_SET_PDEATHSIG, ctypes.c_ulong(signal.SIGKILL), ctypes.c_ulong(0),
                ctypes.c_ulong(0), ctypes.c_ulong(0))  # fmt: skip
     if os.getppid() != parent:
@@ -106,7 +107,7 @@ class Guardian:
         driver = parent or os.getppid()
         tmpdir = os.environ.get("TMPDIR", "")  # read before any pass code can change it
         self.tmpdir = tmpdir if os.path.basename(tmpdir.rstrip("/")).startswith(_PREFIX) else None
-        die_with_parent(driver, self.tmpdir)
+        die_with_parent(driver, self.tmpdir, pdeathsig=False)  # orphaned while starting: clean
         read_fd, self._write_fd = os.pipe()  # not inherited across exec
         worker = os.getpid()
         args = (read_fd, worker, os.getpgid(0) == worker, driver, _start_time(driver))
@@ -125,6 +126,7 @@ class Guardian:
         else:
             threading.Thread(target=_guard, args=(*args, self.tmpdir, False), daemon=True,
                              name="passnet-guardian").start()  # fmt: skip
+        die_with_parent(driver, None if pid > 0 else self.tmpdir)  # the guardian cleans up
 
     def arm(self, timeout_s: float) -> None:
         """The request is in: the guardian's deadline and the CPU-time limit start now."""

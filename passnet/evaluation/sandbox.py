@@ -144,12 +144,10 @@ def _sandbox_child(
     device: str,
     isolate_network: bool,
     cpus: frozenset[int] | None = None,
-    tmpdir: str | None = None,
 ) -> Callable[[], None]:
     """What the forked worker applies to itself before exec. ``cpus``: the affinity of the
     thread that asked for it (workers are forked from ``lifetime.in_spawner_thread``)."""
     kind = resource.RLIMIT_AS if device.startswith("cpu") else resource.RLIMIT_DATA
-    parent = os.getpid()
 
     def apply() -> None:
         if limit_bytes:
@@ -164,7 +162,6 @@ def _sandbox_child(
             _isolate_network()
         if cpus:
             os.sched_setaffinity(0, cpus)
-        lifetime.die_with_parent(parent, tmpdir)  # last: after any change of credentials
 
     return apply
 
@@ -290,7 +287,7 @@ def _spawn(key: _Key) -> _Worker:
                 env=worker_env(device, tmpdir, trusted=trusted),
                 pass_fds=(write_fd,),
                 start_new_session=True,
-                preexec_fn=_sandbox_child(memory_limit, device, isolate_network, cpus, tmpdir),
+                preexec_fn=_sandbox_child(memory_limit, device, isolate_network, cpus),
             ))  # fmt: skip
     except BaseException:
         os.close(read_fd)
