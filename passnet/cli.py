@@ -11,6 +11,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from passnet.evaluation.results import CALL_PATH_HELP
+
 app = typer.Typer(
     name="passnet",
     help="LLM-written compiler passes for PyTorch: evaluate passes and compilers on PassBench tasks.",
@@ -121,7 +123,7 @@ def eval_cmd(
     rounds: Annotated[int, typer.Option(help="interleaved measurement rounds")] = 4,
     timeout: Annotated[float, typer.Option(help="wall-clock limit per variant, seconds")] = 600.0,
     seed: Annotated[int | None, typer.Option(help="input seed (default: fresh random)")] = None,
-    call_path: Annotated[str, typer.Option(help="direct (no Dynamo guards) or dynamo")] = "direct",
+    call_path: Annotated[str, typer.Option(help=CALL_PATH_HELP)] = "direct",
     cpu_threads: Annotated[
         int, typer.Option(help="intra-op threads of a CPU worker (0: torch's default)")
     ] = 1,
@@ -139,6 +141,8 @@ def eval_cmd(
         _fail("give exactly one of --pass-dir DIR or --compiler NAME (eager, inductor[:MODE]).")
     if call_path not in CALL_PATHS:
         _fail(f"unknown --call-path {call_path!r}; known: {', '.join(CALL_PATHS)}.")
+    if call_path == "cudagraph" and not device.startswith("cuda"):
+        _fail("--call-path cudagraph captures CUDA graphs: it needs --device cuda.")
     if device.startswith("cuda"):
         import torch
 

@@ -21,6 +21,7 @@ import torch
 from passnet.evaluation.timing import Side, measure
 
 ROOT = Path(__file__).resolve().parents[1]
+LAUNCHER: dict[str, str] = {}  # which compiled launcher the cached path ended up with
 
 
 class Relu(torch.nn.Module):
@@ -93,6 +94,8 @@ def _triton_sides(dev: torch.device, x: torch.Tensor) -> list[Side]:
     plain(x)
     launcher(x)
     torch.testing.assert_close(launcher_alloc(x), torch.relu(x))
+    go = next(iter(fast._kernels.values()), None)
+    LAUNCHER["cached"] = "static" if getattr(go, "static", None) is not None else "triton"
     sides = [
         Side("triton_plain_launch_relu", plain, (x,)),
         Side("triton_cached_launch_relu", launcher, (x,)),
@@ -163,6 +166,7 @@ def main() -> None:
         and dev.type == "cuda" else None,
         "torch": torch.__version__,
         "triton": triton.__version__,
+        "cached_launcher": LAUNCHER.get("cached"),
         "median_us": {k: round(v.wall.median_us, 2) for k, v in res.items()},
         "iqr_us": {k: round(v.wall.iqr_us, 2) for k, v in res.items()},
         "event_median_us": {k: round(v.cuda_event.median_us, 2)

@@ -5,6 +5,8 @@ Every candidate starts from the same FX graph of the sample and ends as one plai
 GraphModule's ``forward`` (passes, ``eager``) or Inductor's compiled function: no Dynamo
 guards, since a variant's shapes and dtypes are fixed. The ``dynamo`` call path goes
 through ``torch.compile`` like upstream does (guards and wrappers included) for comparison.
+The ``cudagraph`` call path builds the same callables as ``direct``; the worker captures each
+side in a CUDA graph and times replays (:mod:`passnet.evaluation.graphed`).
 """
 
 from __future__ import annotations
@@ -16,10 +18,11 @@ from typing import Any
 
 import torch
 
-from passnet.evaluation.results import CandidateSpec
+from passnet.evaluation.results import CALL_PATHS, CandidateSpec
 
 BASELINES = ("eager", "inductor")
-CALL_PATHS = ("direct", "dynamo")
+__all__ = ["BASELINES", "CALL_PATHS", "INDUCTOR_MODES", "build_candidate", "parse_candidate"]
+
 INDUCTOR_MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
 
 
@@ -146,6 +149,10 @@ class _Identity(torch.nn.Module):
 
 def call_path_probe(spec: CandidateSpec, device: torch.device, call_path: str) -> Callable:
     """A do-nothing graph built through the same path, to measure the path's own per-call cost."""
+    if call_path == "cudagraph":
+        from passnet.evaluation.graphed import graph_probe
+
+        return graph_probe(device)
     x = torch.zeros(1, device=device)
     if call_path == "dynamo":
         backend = "inductor" if spec.kind == "inductor" else "eager"

@@ -14,6 +14,11 @@ from pydantic import BaseModel, Field, model_validator
 from passnet.scores.tolerance import ErrorClass
 
 SCHEMA_VERSION = 1
+CALL_PATHS = ("direct", "dynamo", "cudagraph")
+CALL_PATH_HELP = (
+    "direct (no Dynamo guards), dynamo (through torch.compile), or cudagraph (each side "
+    "captured once and timed by CUDA-graph replay; needs --device cuda)"
+)
 
 
 class Status(str, Enum):

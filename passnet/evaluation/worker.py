@@ -82,6 +82,7 @@ def run_variant(req: WorkerRequest) -> dict[str, Any]:
     clock = [time.perf_counter()]  # phase boundaries (result.phase_seconds)
     import torch
 
+    from passnet.evaluation import graphed
     from passnet.evaluation.candidates import (
         CandidateError,
         NoMatchError,
@@ -198,7 +199,8 @@ def run_variant(req: WorkerRequest) -> dict[str, Any]:
         rt.after_load(loading)
         if stop := rejected():
             return stop
-        guarded = rt.guard_graph(built.fn, original) if params.call_path == "direct" else None
+        direct = params.call_path in ("direct", "cudagraph")
+        guarded = rt.guard_graph(built.fn, original) if direct else None
         if guarded is None:
             note("runtime guard not applied on this call path (no replacement nodes to wrap)")
         checked_fn = guarded or built.fn
@@ -306,6 +308,11 @@ def run_variant(req: WorkerRequest) -> dict[str, Any]:
             r_in = checks.clone_tree(pristine)
             ref = ref_module.forward(*r_in)
             checker.judge(out, inputs, mutated, ref, r_in, checks.changed(pristine, r_in))
+            judge_timed(out, ref)
+            checks.copy_values(inputs, saved)
+            return out
+
+        def judge_timed(out: Any, ref: Any) -> None:
             try:
                 cmp = compare_outputs(out, ref)
             except StructureError as exc:
@@ -317,8 +324,12 @@ def run_variant(req: WorkerRequest) -> dict[str, Any]:
                            + ("the outputs of the timing inputs for fresh values written into "
                               "the same tensors" if stale else "wrong outputs"))  # fmt: skip
                 timed.append(cmp)
-            checks.copy_values(inputs, saved)
-            return out
+
+        def replay_check(graph: Any, inputs: list) -> Any:
+            rt.phase = "timing"
+            return graphed.checked_replay(
+                graph, inputs, lambda: materialize(sample, req.device, secrets.randbits(31)),
+                lambda out, r_in: judge_timed(out, ref_module.forward(*r_in)))  # fmt: skip
 
     cand_side = checks.TimedSampler(built.fn, per_run, positions, keep, timed_check)
     sides = [
@@ -346,6 +357,17 @@ def run_variant(req: WorkerRequest) -> dict[str, Any]:
             note(f"Inductor baseline failed: {_short(exc)}")
         if rt is not None:
             rt.rebase()
+    if params.call_path == "cudagraph":
+        try:
+            calls = 1 if ref_mutates else graphed.GRAPH_CALLS  # in-place graphs: one call
+            sides, cand_side, dropped = graphed.graph_sides(
+                sides, device, per_run, positions, replay_check if timed_check else None, calls
+            )
+        except graphed.CaptureError as exc:
+            ref_failed = str(exc).startswith("reference")
+            return fail(Status.SAMPLE_ERROR if ref_failed else Status.RUNTIME_ERROR, str(exc))
+        note(f"CUDA-graph regime: each side captured once ({calls} calls in a row), timed by "
+             f"replay, per-call times = replay / {calls}" + dropped)  # fmt: skip
     try:
         with torch.no_grad():
             timings = measure(
@@ -384,6 +406,8 @@ def run_variant(req: WorkerRequest) -> dict[str, Any]:
             )
         elif positions:
             note("checked timed calls could not be told apart; kept in the statistics")
+    if params.call_path == "cudagraph":
+        timings = {k: graphed.per_call(v, calls) for k, v in timings.items()}
     result.reference = timings["reference"]
     result.candidate = timings["candidate"]
     result.speedup = result.reference.wall.median_us / result.candidate.wall.median_us

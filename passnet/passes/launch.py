@@ -17,7 +17,8 @@ costs one tuple key over the arguments, one dict lookup and the compiled launche
 The first call with a new specialisation (argument dtypes, 16-byte alignment of each
 pointer, integers equal to 1 or divisible by 16, constexpr and launch-option values) goes
 through Triton's own ``run``, which compiles, launches and returns the compiled kernel; later
-calls with the same key launch that kernel directly. Only compiled kernels are cached, never
+calls with the same key launch that kernel directly, through PyTorch's static CUDA launcher
+(the C++ launcher Inductor uses) where it applies, else through Triton's compiled launcher. Only compiled kernels are cached, never
 arguments or outputs: every call launches. Under Triton's interpreter
 (``TRITON_INTERPRET=1``), on CPU tensors, and for autotuned or heuristic kernels the wrapper
 launches through plain ``kernel[grid]``, so a pass stays correct wherever Triton runs.
@@ -28,6 +29,8 @@ The integrity runtime counts and can disable these launches like Triton's own
 
 from __future__ import annotations
 
+import os
+import tempfile
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -49,6 +52,75 @@ def _arg_key(value: Any) -> Any:
     if isinstance(value, float):
         return float
     return value  # constexpr values, dtypes, strings: specialised on their value
+
+
+Launcher = Callable[[int, int, int, int, list], None]
+"""``go(grid_x, grid_y, grid_z, stream, values)``: launch one compiled kernel."""
+
+
+def _triton_launcher(kernel: Any) -> Launcher:
+    """Triton's own compiled launcher, called without the JIT's per-call work."""
+    run, function, metadata = kernel.run, kernel.function, kernel.packed_metadata
+
+    def go(gx: int, gy: int, gz: int, stream: int, values: list) -> None:
+        run(gx, gy, gz, stream, function, metadata, None, None, None, *values)
+
+    return go
+
+
+def _static_launcher(kernel: Any, index: int) -> Launcher | None:
+    """PyTorch's static CUDA launcher (what Inductor launches its kernels with) for a compiled
+    Triton kernel, or None where it does not apply (older torch, launch hooks, scratch memory,
+    clusters). Triton's launcher checks every pointer argument with a driver call; this one
+    reads tensor pointers in C++ and launches."""
+    try:
+        try:
+            from torch._inductor.runtime.static_cuda_launcher import (
+                StaticallyLaunchedCudaKernel,
+            )
+        except ImportError:
+            from torch._inductor.runtime.static_triton_launcher import (
+                StaticallyLaunchedCudaKernel,
+            )
+        if not hasattr(kernel, "_cubin_path"):
+            kernel._cubin_path = None  # set by Inductor's own compile path, not by Triton's
+        static = StaticallyLaunchedCudaKernel(kernel)
+        if static.cubin_path is None:
+            fd, path = tempfile.mkstemp(prefix="passnet-", suffix=".cubin")
+            os.close(fd)
+            try:
+                static.reload_cubin_from_raw(path)
+                static.load_kernel(index)
+            finally:
+                os.unlink(path)
+        else:
+            static.load_kernel(index)
+        src = kernel.src
+        names = list(src.fn.arg_names)
+
+        def position(k: Any) -> int:
+            return names.index(k) if isinstance(k, str) else k[0] if isinstance(k, tuple) else k
+
+        signature = {position(k): v for k, v in src.signature.items()}
+        constants = {position(k) for k in getattr(src, "constants", {})}
+        keep = [i for i in sorted(signature) if signature[i] != "constexpr" and i not in constants]
+        scratch = int(bool(getattr(static, "has_global_scratch", False)))
+        scratch += int(bool(getattr(static, "has_profile_scratch", False)))
+        types = static.arg_tys + "O" * scratch
+        if len(keep) != len(static.arg_tys):
+            return None
+        c_launch = (getattr(static, "C_impl", None) or torch._C._StaticCudaLauncher)._launch_kernel
+    except Exception:  # noqa: BLE001 - any mismatch: Triton's own launcher still works
+        return None
+    function, warps, shared, extra = static.function, static.num_warps, static.shared, (None,) * scratch
+    holder = static  # keeps the loaded module alive as long as the launcher
+
+    def go(gx: int, gy: int, gz: int, stream: int, values: list) -> None:
+        c_launch(function, gx, gy, gz, warps, shared, types,
+                 (*[values[i] for i in keep], *extra), stream)  # fmt: skip
+
+    go.static = holder  # type: ignore[attr-defined]
+    return go
 
 
 def _stream_getter() -> Callable[[int], int]:
@@ -76,7 +148,7 @@ class CachedKernel:
             default = getattr(p, "default", None)
             if default is not None and default is not getattr(p, "empty", object()):
                 self._defaults[p.name] = default
-        self._kernels: dict[tuple, tuple[Any, Any, Any]] = {}
+        self._kernels: dict[tuple, Launcher] = {}
         self._stream: Callable[[int], int] | None = None
 
     def __getitem__(self, grid: Sequence[int] | Callable) -> Callable[..., None]:
@@ -121,12 +193,10 @@ class CachedKernel:
             if kernel is None:
                 raise RuntimeError(f"{self.__name__}: Triton returned no compiled kernel")
             self._stream = self._stream or _stream_getter()
-            self._kernels[key] = (kernel.run, kernel.function, kernel.packed_metadata)
+            self._kernels[key] = _static_launcher(kernel, index) or _triton_launcher(kernel)
             return
-        run, function, metadata = hit
         n = len(grid)
-        run(grid[0], grid[1] if n > 1 else 1, grid[2] if n > 2 else 1, self._stream(index),
-            function, metadata, None, None, None, *values)  # fmt: skip
+        hit(grid[0], grid[1] if n > 1 else 1, grid[2] if n > 2 else 1, self._stream(index), values)
 
     def __repr__(self) -> str:
         return f"cached({self.__name__})"

@@ -11,6 +11,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from passnet.evaluation.results import CALL_PATH_HELP
 from passnet.runner.store import DEFAULT_STORE
 from passnet.runner.suite import DEFAULT_SUITE
 
@@ -161,7 +162,7 @@ def bench_cmd(
     rounds: Annotated[int, typer.Option(help="interleaved measurement rounds")] = 4,
     timeout: Annotated[float, typer.Option(help="wall-clock limit per variant, seconds")] = 600.0,
     seed: Annotated[int | None, typer.Option(help="input seed (default: fresh random)")] = None,
-    call_path: Annotated[str, typer.Option(help="direct (no Dynamo guards) or dynamo")] = "direct",
+    call_path: Annotated[str, typer.Option(help=CALL_PATH_HELP)] = "direct",
     cpu_threads: Annotated[
         int, typer.Option(help="intra-op threads of a CPU worker (0: torch's default)")
     ] = 1,
@@ -185,6 +186,8 @@ def bench_cmd(
 
     if call_path not in CALL_PATHS:
         _fail(f"unknown --call-path {call_path!r}; known: {', '.join(CALL_PATHS)}.")
+    if call_path == "cudagraph" and not device.startswith("cuda"):
+        _fail("--call-path cudagraph captures CUDA graphs: it needs --device cuda.")
     if executor not in ("local", "ray"):
         _fail(f"unknown --executor {executor!r}; known: local, ray.")
     if retries < 0:
