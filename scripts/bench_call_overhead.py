@@ -95,8 +95,20 @@ def _triton_sides(dev: torch.device, x: torch.Tensor) -> list[Side]:
     launcher(x)
     torch.testing.assert_close(launcher_alloc(x), torch.relu(x))
     go = next(iter(fast._kernels.values()), None)
-    LAUNCHER["cached"] = "static" if getattr(go, "static", None) is not None else "triton"
-    sides = [
+    static = getattr(go, "static", None)
+    LAUNCHER["cached"] = "static" if static is not None else "triton"
+    sides = []
+    if static is not None:  # the C launch alone, arguments prepared: the floor of the path
+        c_launch = (getattr(static, "C_impl", None) or torch._C._StaticCudaLauncher)._launch_kernel
+        stream, c_args = torch.cuda.current_stream().cuda_stream, (x, out, x.numel())
+
+        def c_only() -> None:
+            c_launch(static.function, grid[0], 1, 1, static.num_warps, static.shared,
+                     static.arg_tys, c_args, stream)  # fmt: skip
+
+        sides.append(Side("static_c_launch_only_relu", c_only, ()))
+    sides += [
+        Side("empty_like_only", torch.empty_like, (x,)),
         Side("triton_plain_launch_relu", plain, (x,)),
         Side("triton_cached_launch_relu", launcher, (x,)),
         Side("triton_cached_launch_alloc_relu", launcher_alloc, (x,)),

@@ -14,7 +14,7 @@ import torch
 import triton
 import triton.language as tl
 
-from passnet.passes.launch import CachedKernel, _arg_key, cached
+from passnet.passes.launch import CachedKernel, _specialisation, cached
 
 HAS_CUDA = torch.cuda.is_available() and os.environ.get("TRITON_INTERPRET") != "1"
 
@@ -42,6 +42,10 @@ def test_cached_is_idempotent_and_named() -> None:
     assert _scale_add.__name__ == "_scale_add" and repr(_scale_add) == "cached(_scale_add)"
 
 
+def _arg_key(value: object) -> tuple:
+    return _specialisation((value,), {})[0]
+
+
 def test_specialisation_key_separates_what_triton_specialises() -> None:
     base = torch.zeros(64)
     # 16-byte alignment of a pointer, dtype, integers equal to 1 / divisible by 16 / 64-bit
@@ -51,6 +55,9 @@ def test_specialisation_key_separates_what_triton_specialises() -> None:
     assert len({_arg_key(n) for n in (1, 16, 17, 2**40)}) == 4
     assert _arg_key(17) == _arg_key(19) and _arg_key(0.5) == _arg_key(2.0)
     assert _arg_key(True) != _arg_key(1)
+    # keyword arguments (constexprs) count by value; the device of the first tensor is kept
+    assert _specialisation((base,), {"BLOCK": 64}) != _specialisation((base,), {"BLOCK": 128})
+    assert _specialisation((1.0, base), {})[1] == base.get_device() == -1
 
 
 def test_results_match_plain_launch_on_cpu_or_gpu() -> None:

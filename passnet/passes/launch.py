@@ -29,6 +29,7 @@ The integrity runtime counts and can disable these launches like Triton's own
 
 from __future__ import annotations
 
+import functools
 import os
 import tempfile
 from collections.abc import Callable, Sequence
@@ -41,34 +42,45 @@ __all__ = ["CachedKernel", "cached"]
 _I32 = (-(2**31), 2**31)
 
 
-def _arg_key(value: Any) -> Any:
-    """What Triton specialises an argument on, or finer (a finer key only compiles more)."""
-    if isinstance(value, torch.Tensor):
-        return value.dtype, value.data_ptr() & 15 == 0
-    if isinstance(value, bool) or value is None:
-        return value
-    if isinstance(value, int):
-        return value == 1, value % 16 == 0, _I32[0] <= value < _I32[1], value < 2**63
-    if isinstance(value, float):
-        return float
-    return value  # constexpr values, dtypes, strings: specialised on their value
+def _specialisation(args: tuple, kwargs: dict[str, Any]) -> tuple[tuple, int]:
+    """What Triton specialises a call on, or finer (a finer key only compiles more), and the
+    device index of the first tensor (-1: none on a GPU). Per positional argument: a tensor's
+    dtype and 16-byte alignment; an integer's being 1, divisible by 16, 32- or 64-bit; the
+    type of a float; any other value itself. Keyword arguments (constexprs, launch options)
+    count by value. Inline loop, no call per argument: this runs on every launch."""
+    key: list[Any] = [tuple(kwargs.items()) if kwargs else None]
+    index = -1
+    for a in args:
+        if isinstance(a, torch.Tensor):
+            if index < 0:
+                index = a.get_device()
+            key.append((a.dtype, a.data_ptr() & 15 == 0))
+        elif a.__class__ is int:
+            key.append((a == 1, a & 15 == 0, -0x80000000 <= a <= 0x7FFFFFFF,
+                        a > 0x7FFFFFFFFFFFFFFF))  # fmt: skip
+        elif a.__class__ is float:
+            key.append(float)
+        else:
+            key.append(a)
+    key.append(index)
+    return tuple(key), index
 
 
-Launcher = Callable[[int, int, int, int, list], None]
-"""``go(grid_x, grid_y, grid_z, stream, values)``: launch one compiled kernel."""
+Launcher = Callable[[int, int, int, int, tuple, dict], None]
+"""``go(grid_x, grid_y, grid_z, stream, args, kwargs)``: launch one compiled kernel."""
 
 
-def _triton_launcher(kernel: Any) -> Launcher:
+def _triton_launcher(kernel: Any, ordered: Callable[[tuple, dict], tuple[list, Any]]) -> Launcher:
     """Triton's own compiled launcher, called without the JIT's per-call work."""
     run, function, metadata = kernel.run, kernel.function, kernel.packed_metadata
 
-    def go(gx: int, gy: int, gz: int, stream: int, values: list) -> None:
-        run(gx, gy, gz, stream, function, metadata, None, None, None, *values)
+    def go(gx: int, gy: int, gz: int, stream: int, args: tuple, kwargs: dict) -> None:
+        run(gx, gy, gz, stream, function, metadata, None, None, None, *ordered(args, kwargs)[0])
 
     return go
 
 
-def _static_launcher(kernel: Any, index: int) -> Launcher | None:
+def _static_launcher(kernel: Any, index: int, n_positional: int) -> Launcher | None:
     """PyTorch's static CUDA launcher (what Inductor launches its kernels with) for a compiled
     Triton kernel, or None where it does not apply (older torch, launch hooks, scratch memory,
     clusters). Triton's launcher checks every pointer argument with a driver call; this one
@@ -107,17 +119,24 @@ def _static_launcher(kernel: Any, index: int) -> Launcher | None:
         scratch = int(bool(getattr(static, "has_global_scratch", False)))
         scratch += int(bool(getattr(static, "has_profile_scratch", False)))
         types = static.arg_tys + "O" * scratch
-        if len(keep) != len(static.arg_tys):
-            return None
+        if len(keep) != len(static.arg_tys) or (keep and keep[-1] >= n_positional):
+            return None  # a runtime argument given by keyword: Triton's launcher binds it
         c_launch = (getattr(static, "C_impl", None) or torch._C._StaticCudaLauncher)._launch_kernel
     except Exception:  # noqa: BLE001 - any mismatch: Triton's own launcher still works
         return None
     function, warps, shared, extra = static.function, static.num_warps, static.shared, (None,) * scratch
     holder = static  # keeps the loaded module alive as long as the launcher
 
-    def go(gx: int, gy: int, gz: int, stream: int, values: list) -> None:
-        c_launch(function, gx, gy, gz, warps, shared, types,
-                 (*[values[i] for i in keep], *extra), stream)  # fmt: skip
+    if keep == list(range(n_positional)) and not extra:  # the common case: pass args as is
+
+        def go(gx: int, gy: int, gz: int, stream: int, args: tuple, kwargs: dict) -> None:
+            c_launch(function, gx, gy, gz, warps, shared, types, args, stream)
+
+    else:
+
+        def go(gx: int, gy: int, gz: int, stream: int, args: tuple, kwargs: dict) -> None:
+            c_launch(function, gx, gy, gz, warps, shared, types,
+                     (*[args[i] for i in keep], *extra), stream)  # fmt: skip
 
     go.static = holder  # type: ignore[attr-defined]
     return go
@@ -152,10 +171,7 @@ class CachedKernel:
         self._stream: Callable[[int], int] | None = None
 
     def __getitem__(self, grid: Sequence[int] | Callable) -> Callable[..., None]:
-        def launch(*args: Any, **kwargs: Any) -> None:
-            self.launch(grid, *args, **kwargs)
-
-        return launch
+        return functools.partial(self.launch, grid)  # no Python frame of its own per call
 
     def _ordered(self, args: tuple, kwargs: dict[str, Any]) -> tuple[list[Any], tuple]:
         """All kernel parameters in signature order, and the launch options left over."""
@@ -173,30 +189,42 @@ class CachedKernel:
         return values, options
 
     def launch(self, grid: Sequence[int] | Callable, *args: Any, **kwargs: Any) -> None:
-        """Launch on ``grid``; the first call per specialisation compiles through Triton."""
+        """Launch on ``grid``; the first call per specialisation compiles through Triton.
+
+        The key is :func:`_specialisation` of the arguments."""
         if not self._direct:
             self.fn[grid](*args, **kwargs)
             return
-        values, options = self._ordered(args, kwargs)
-        device = next((v.device for v in values if isinstance(v, torch.Tensor)), None)
-        if device is None or device.type != "cuda":
+        key, index = _specialisation(args, kwargs)
+        if index < 0:  # CPU tensors (get_device() == -1) or no tensor at all
             self.fn[grid](*args, **kwargs)
             return
-        index = device.index if device.index is not None else torch.cuda.current_device()
-        key = (index, options, *map(_arg_key, values))
+        try:
+            hit = self._kernels.get(key)
+        except TypeError:  # an unhashable argument: let Triton bind it
+            self.fn[grid](*args, **kwargs)
+            return
         if callable(grid):  # Triton's convention: grid(meta) with every parameter by name
-            grid = grid({**dict(zip(self._names, values, strict=False)), **kwargs})
-        hit = self._kernels.get(key)
+            grid = grid({**dict(zip(self._names, self._ordered(args, kwargs)[0], strict=False)),
+                         **kwargs})  # fmt: skip
         if hit is None:
-            with torch.cuda.device(index):
-                kernel = self.fn.run(*args, grid=grid, warmup=False, **kwargs)
-            if kernel is None:
-                raise RuntimeError(f"{self.__name__}: Triton returned no compiled kernel")
-            self._stream = self._stream or _stream_getter()
-            self._kernels[key] = _static_launcher(kernel, index) or _triton_launcher(kernel)
+            self._compile(key, grid, index, args, kwargs)
             return
         n = len(grid)
-        hit(grid[0], grid[1] if n > 1 else 1, grid[2] if n > 2 else 1, self._stream(index), values)
+        hit(grid[0], grid[1] if n > 1 else 1, grid[2] if n > 2 else 1, self._stream(index),
+            args, kwargs)  # fmt: skip
+
+    def _compile(self, key: tuple, grid: Sequence[int], index: int, args: tuple,
+                 kwargs: dict[str, Any]) -> None:  # fmt: skip
+        """Compile and launch through Triton's ``run``; keep the compiled kernel's launcher."""
+        with torch.cuda.device(index):
+            kernel = self.fn.run(*args, grid=grid, warmup=False, **kwargs)
+        if kernel is None:
+            raise RuntimeError(f"{self.__name__}: Triton returned no compiled kernel")
+        self._stream = self._stream or _stream_getter()
+        self._kernels[key] = _static_launcher(kernel, index, len(args)) or _triton_launcher(
+            kernel, self._ordered
+        )
 
     def __repr__(self) -> str:
         return f"cached({self.__name__})"
