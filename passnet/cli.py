@@ -208,6 +208,7 @@ _SUBCOMMAND_MODULES = (
     "passnet.reports.commands",
     "passnet.agent.commands",
     "passnet.dataset.commands",
+    "passnet.synth.commands",
 )
 
 

@@ -1,0 +1,12 @@
+"""Built-in pass synthesizer: template code generation from a task's FX graph, no LLM.
+
+``passnet synth TASK --out DIR`` traces every variant of a task, picks the largest run of
+supported ops (:mod:`.graph`), turns it into a pattern that the matcher finds in every variant
+(:mod:`.pattern`), lowers it to one Triton kernel whose loads and stores follow each tensor's
+real strides through every view (:mod:`.lower`, :mod:`.emit`), and keeps the pass only if
+the evaluator finds it correct on every variant (:mod:`.driver`). See docs/synth.md.
+"""
+
+from passnet.synth.driver import SynthResult, synthesize_task
+
+__all__ = ["SynthResult", "synthesize_task"]

@@ -1,0 +1,76 @@
+"""``passnet synth``: write a verified pass folder for each task of a task or suite folder."""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+
+def synth_cmd(
+    target: Annotated[Path, typer.Argument(help="a task folder or a suite of task folders")],
+    out: Annotated[Path, typer.Option(help="write OUT/<task>/pass/ and OUT/<task>/synth.json")],
+    device: Annotated[str, typer.Option(help="verify on cpu (Triton interpreter) or cuda[:N]")] = "cpu",
+    verify: Annotated[
+        bool, typer.Option("--verify/--no-verify", help="evaluate each pass and keep it only if "
+                           "correct on every variant (and faster than eager on CUDA)")
+    ] = True,
+    warmup: Annotated[int | None, typer.Option(help="untimed calls per side")] = None,
+    trials: Annotated[int | None, typer.Option(help="timed calls per side")] = None,
+    timeout: Annotated[float, typer.Option(help="wall-clock limit per variant, seconds")] = 600.0,
+    filter_: Annotated[
+        str | None, typer.Option("--filter", help="only tasks whose folder name matches this glob")
+    ] = None,
+) -> None:
+    """Synthesize one Triton pass per task from its graph (no LLM); see docs/synth.md."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from passnet.cli import _fail
+    from passnet.evaluation.results import Parameters
+    from passnet.synth.driver import CPU_PARAMETERS, synthesize_task, task_folders
+
+    console = Console()
+    if not target.is_dir():
+        _fail(f"{target} is not a task or suite folder.")
+    if device.startswith("cuda"):
+        import torch
+
+        if not torch.cuda.is_available():
+            _fail("--device cuda asked for, but PyTorch sees no CUDA GPU; use --device cpu.")
+    elif device != "cpu":
+        _fail(f"unknown --device {device!r}; use cpu or cuda[:N].")
+    tasks = [t for t in task_folders(target) if not filter_ or fnmatch.fnmatch(t.name, filter_)]
+    if not tasks:
+        _fail(f"no task folder (with graph_list.txt) in {target}.")
+    base = CPU_PARAMETERS if device == "cpu" else Parameters(warmup=10, trials=50, rounds=2)
+    updates = {"warmup": warmup, "trials": trials, "timeout_s": timeout}
+    params = base.model_copy(update={k: v for k, v in updates.items() if v is not None})
+    table = Table(title=f"passnet synth ({device})", expand=False)
+    for col in ("task", "status", "rules", "worst t", "speedup", "reason"):
+        table.add_column(col, overflow="fold")
+    summary = []
+    for i, path in enumerate(tasks, 1):
+        with console.status(f"[{i}/{len(tasks)}] {path.name} ..."):
+            r = synthesize_task(path, out, device=device, verify=verify, parameters=params)
+        ver = r.verification or {}
+        ts = [v["tightest_t"] for v in ver.get("variants", []) if v["tightest_t"] is not None]
+        speed = ver.get("gmean_speedup")
+        colour = "green" if r.status == "written" else "yellow"
+        table.add_row(path.name, f"[{colour}]{r.status}[/]", str(len(r.rules)),
+                      str(max(ts)) if ts else "-", f"{speed:.3f}x" if speed else "-",
+                      r.reason or "")  # fmt: skip
+        summary.append({"task": path.name, "status": r.status, "reason": r.reason,
+                        "rules": len(r.rules), "gmean_speedup": speed})  # fmt: skip
+    console.print(table)
+    written = sum(s["status"] == "written" for s in summary)
+    console.print(f"{written} of {len(summary)} task(s) got a pass; reports in {out}/<task>/synth.json")
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("synth")(synth_cmd)

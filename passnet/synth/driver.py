@@ -1,0 +1,170 @@
+"""Synthesize, write and verify one pass folder per task; report why a task was skipped.
+
+For each task: trace every variant, choose each variant's group, merge variants whose
+patterns read the same (one rule module per distinct pattern, largest first), lower each to a
+kernel checked against all of its variants, write the folder, run the static policy, then
+``evaluate_task``. A pass is kept only if every variant is correct at the strict tolerance
+``STRICT_T`` (and, on CUDA, faster than eager in geometric mean); otherwise the folder moves
+to ``rejected_pass/`` and ``synth.json`` says why.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import shutil
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from passnet.dataset.task import GRAPH_LIST, Task, load_task
+from passnet.evaluation.results import CandidateSpec, Parameters, Status, TaskResult
+from passnet.synth.emit import module_source
+from passnet.synth.graph import Group, analyse, select, trace_variant
+from passnet.synth.shapes import Unfusable
+
+STRICT_T = -4
+"""A kept pass must pass allclose at this tolerance level on every variant (t = -4: rtol 2e-5
+for float32, 4e-3 for float16, 3.6e-2 for bfloat16, atol 1e-4); eager-faithful rounding
+reaches -5 or tighter, so a kernel that only passes looser levels has a numerics bug."""
+RULES_FILE = "sorted_output_pass_rule_names.json"
+CPU_PARAMETERS = Parameters(warmup=1, trials=5, rounds=1, max_reruns=0, timeout_s=600)
+
+
+@dataclass
+class SynthResult:
+    """What ``synth.json`` records for one task."""
+
+    task: str
+    name: str
+    status: str  # "written" or "skipped"
+    reason: str | None = None
+    pass_dir: str | None = None
+    rules: list[dict[str, Any]] = field(default_factory=list)
+    verification: dict[str, Any] | None = None
+    seconds: float = 0.0
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=2) + "\n"
+
+
+def _ident(name: str) -> str:
+    text = re.sub(r"\W+", "_", name).strip("_").lower() or "task"
+    return text if text[0].isalpha() else f"t_{text}"
+
+
+def _rules(task: Task, groups: list[Group]) -> list[tuple[str, str, list[Group]]]:
+    """(stem, module source, groups) per distinct pattern, the largest pattern first."""
+    by_source: dict[str, list[Group]] = {}
+    for g in groups:
+        by_source.setdefault(g.source, []).append(g)
+    ordered = sorted(by_source.values(), key=lambda gs: -len(gs[0].nodes))
+    out = []
+    for k, gs in enumerate(ordered):
+        kernel = analyse(gs)
+        stem = f"synth_{_ident(task.name)}_{k}"
+        out.append((stem, module_source(task.name, stem, kernel, gs[0].source,
+                                        len(gs[0].inputs)), gs))  # fmt: skip
+    return out
+
+
+def _summary(result: TaskResult) -> dict[str, Any]:
+    variants = []
+    for v in result.variants:
+        variants.append({
+            "graph": v.graph, "dtype": v.dtype, "status": v.status.value,
+            "tightest_t": v.comparison.tightest_passing_t if v.comparison else None,
+            "speedup": v.speedup, "timing_meaningful": v.timing_meaningful,
+            "error": v.error,
+        })  # fmt: skip
+    speeds = [v.speedup for v in result.variants if v.speedup and v.timing_meaningful]
+    gmean = math.exp(sum(map(math.log, speeds)) / len(speeds)) if speeds else None
+    return {"device": result.environment.device, "task_correct": result.task_correct,
+            "gmean_speedup": gmean, "variants": variants}  # fmt: skip
+
+
+def _verdict(summary: dict[str, Any], device: str) -> str | None:
+    """Why a verified pass is not kept, or None."""
+    for v in summary["variants"]:
+        if v["status"] != Status.OK.value:
+            kind = "numerics" if v["status"] == Status.INCORRECT.value else v["status"]
+            return f"{kind}: {v['graph']}: {(v['error'] or '').splitlines()[0][:300]}"
+        t = v["tightest_t"]
+        if t is None or t > STRICT_T:
+            return f"numerics: {v['graph']} ({v['dtype']}) passes only at t = {t}"
+    if device.startswith("cuda"):
+        g = summary["gmean_speedup"]
+        if g is None or g <= 1.0:
+            return f"no win: {'unmeasured' if g is None else f'{g:.3f}x'} vs eager (gmean)"
+    return None
+
+
+def synthesize_task(task_path: str | Path, out: str | Path, *, device: str = "cpu",
+                    verify: bool = True, parameters: Parameters | None = None) -> SynthResult:
+    """Write ``out/<task>/pass/`` (or ``rejected_pass/``) and ``out/<task>/synth.json``."""
+    t0 = time.perf_counter()
+    task = load_task(task_path)
+    folder = Path(out) / task.path.name
+    for old in ("pass", "rejected_pass"):
+        shutil.rmtree(folder / old, ignore_errors=True)
+    folder.mkdir(parents=True, exist_ok=True)
+    result = SynthResult(task=str(task.path), name=task.name, status="skipped")
+    try:
+        _synthesize(task, folder, result, device, verify, parameters)
+    except Unfusable as exc:
+        result.reason = str(exc)
+    except Exception as exc:  # noqa: BLE001 - a task the synthesizer trips on is a skip
+        result.reason = f"synthesizer error: {type(exc).__name__}: {exc}"
+    result.seconds = round(time.perf_counter() - t0, 2)
+    (folder / "synth.json").write_text(result.to_json(), encoding="utf-8")
+    return result
+
+
+def _synthesize(task: Task, folder: Path, result: SynthResult, device: str, verify: bool,
+                parameters: Parameters | None) -> None:  # fmt: skip
+    from passnet.integrity.policy import check_pass_dir
+
+    groups = []
+    for variant in task.variants:
+        group = select(trace_variant(variant))
+        if isinstance(group, str):
+            result.reason = group if not groups else f"{variant.graph}: {group}"
+            return
+        groups.append(group)
+    rules = _rules(task, groups)
+    pass_dir = folder / "pass"
+    pass_dir.mkdir()
+    for stem, source, _ in rules:
+        (pass_dir / f"{stem}.py").write_text(source, encoding="utf-8")
+    (pass_dir / RULES_FILE).write_text(json.dumps([r[0] for r in rules]) + "\n")
+    result.rules = [{"name": stem, "ops": [gs[0].ops[n].name for n in gs[0].nodes],
+                     "outputs": len(gs[0].outputs), "variants": [g.traced.variant.graph  # type: ignore[union-attr]
+                                                                 for g in gs]}
+                    for stem, _, gs in rules]  # fmt: skip
+    result.pass_dir = str(pass_dir)
+    if violations := check_pass_dir(pass_dir):
+        result.reason = f"policy: {violations[0]}"
+    elif verify:
+        from passnet.evaluation.evaluator import evaluate_task
+
+        params = parameters or (CPU_PARAMETERS if device == "cpu" else Parameters())
+        spec = CandidateSpec(kind="pass", pass_dir=str(pass_dir))
+        summary = _summary(evaluate_task(task, spec, device=device, parameters=params))
+        result.verification = summary
+        result.reason = _verdict(summary, device)
+    if result.reason is None:
+        result.status = "written"
+        return
+    rejected = folder / "rejected_pass"
+    pass_dir.rename(rejected)
+    result.pass_dir = str(rejected)
+
+
+def task_folders(path: str | Path) -> list[Path]:
+    """A task folder itself, or the task folders directly below a suite folder."""
+    root = Path(path)
+    if (root / GRAPH_LIST).is_file() or (root / "model.py").is_file():
+        return [root]
+    return sorted(p for p in root.iterdir() if (p / GRAPH_LIST).is_file())

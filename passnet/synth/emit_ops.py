@@ -1,0 +1,126 @@
+"""Triton expressions for each supported op, in float32, written the way eager computes them.
+
+Only ``tl``/``tl.math`` functions that Triton's interpreter also implements are used (no
+libdevice), so a generated pass runs on CPU as it runs on a GPU: tanh is built from exp,
+divisions of two tensors and square roots are the IEEE-rounded ``div_rn``/``sqrt_rn``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from torch.fx import Node
+
+from passnet.synth.ops import Op
+
+if TYPE_CHECKING:
+    from passnet.synth.lower import Builder
+
+_INFIX = {"add": "+", "sub": "-", "mul": "*"}
+
+
+def _tanh(b: Builder, a: str) -> str:
+    e = b.let(f"tl.exp(-2.0 * tl.abs({a}))")
+    t = b.let(f"(1.0 - {e}) / (1.0 + {e})")
+    return b.let(f"tl.where({a} < 0.0, -{t}, {t})")
+
+
+def _pow(b: Builder, a: str, c: float) -> str:
+    if c == 0.5:
+        return b.let(f"tl.math.sqrt_rn({a})")
+    if c == -0.5:
+        return b.let(f"1.0 / tl.math.sqrt_rn({a})")
+    if c == int(c) and abs(c) <= 8:
+        n, acc, base = abs(int(c)), None, a
+        while n:  # square and multiply
+            if n & 1:
+                acc = base if acc is None else b.let(f"{acc} * {base}")
+            n >>= 1
+            if n:
+                base = b.let(f"{base} * {base}")
+        acc = acc or b.let(f"{a} * 0.0 + 1.0")
+        return b.let(f"1.0 / {acc}") if c < 0 else acc
+    return b.let(f"tl.exp2({c!r} * tl.log2({a}))")
+
+
+def pointwise(b: Builder, op: Op, args: list[str]) -> str:
+    """The op applied to already computed float32 operands."""
+    name, a = op.name, args[0]
+    if name in _INFIX:
+        return b.let(f"{a} {_INFIX[name]} {args[1]}")
+    if name == "div":
+        tensors = all(isinstance(x, Node) for x in op.args)
+        return b.let(f"tl.math.div_rn({a}, {args[1]})" if tensors else f"{a} / {args[1]}")
+    if name == "neg":
+        return b.let(f"-{a}")
+    if name == "relu":
+        return b.let(f"tl.maximum({a}, 0.0)")
+    if name == "gelu":
+        return b.let(f"0.5 * {a} * (1.0 + tl.math.erf({a} * 0.7071067811865476))")
+    if name == "gelu_tanh":
+        inner = b.let(f"0.7978845608028654 * ({a} + 0.044715 * {a} * {a} * {a})")
+        return b.let(f"0.5 * {a} * (1.0 + {_tanh(b, inner)})")
+    if name == "silu":
+        return b.let(f"{a} / (1.0 + tl.exp(-{a}))")
+    if name == "sigmoid":
+        return b.let(f"1.0 / (1.0 + tl.exp(-{a}))")
+    if name == "tanh":
+        return _tanh(b, a)
+    if name == "exp":
+        return b.let(f"tl.exp({a})")
+    if name == "rsqrt":
+        return b.let(f"1.0 / tl.math.sqrt_rn({a})")
+    if name == "sqrt":
+        return b.let(f"tl.math.sqrt_rn({a})")
+    if name == "pow":
+        return _pow(b, a, op.attrs["exponent"])
+    if name == "clamp":
+        lo, hi = op.attrs["min"], op.attrs["max"]
+        if lo is not None:
+            a = b.let(f"tl.maximum({a}, {float(lo)!r})")
+        if hi is not None:
+            a = b.let(f"tl.minimum({a}, {float(hi)!r})")
+        return a
+    raise ValueError(f"no Triton template for {name}")
+
+
+def norm(b: Builder, op: Op, x: str, params: list[str | None]) -> str:
+    """Eval-mode batch norm: (x - mean) / sqrt(var + eps) * weight + bias, per channel."""
+    mean, var, weight, bias = params
+    inv = b.let(f"1.0 / tl.math.sqrt_rn({var} + {op.attrs['eps']!r})")
+    y = b.let(f"({x} - {mean}) * {inv}")
+    if weight is not None:
+        y = b.let(f"{y} * {weight}")
+    if bias is not None:
+        y = b.let(f"{y} + {bias}")
+    return y
+
+
+def reduce_row(b: Builder, op: Op, v: str, params: list[str | None] | None = None) -> str:
+    """A reduction along the row (axis 1 of the [BLOCK_M, BLOCK_N] tile); padded columns
+    are masked out with the reduction's neutral element."""
+    if not b.on_cols(v):
+        v = b.let(f"{v} + tl.zeros([BLOCK_M, BLOCK_N], tl.float32)")
+    n = b.dim(b.domain[-1])
+    if op.kind == "softmax":
+        vm = b.let(f"tl.where(cmask, {v}, float('-inf'))")
+        mx = b.let(f"tl.max({vm}, axis=1)[:, None]")
+        e = b.let(f"tl.exp({vm} - {mx})")
+        s = b.let(f"tl.sum({e}, axis=1)[:, None]")
+        return b.let(f"{e} / {s}")
+    total = b.let(f"tl.sum(tl.where(cmask, {v}, 0.0), axis=1)[:, None]")
+    if op.kind == "sum":
+        return total
+    mean = b.let(f"{total} / {n}")
+    if op.kind == "mean":
+        return mean
+    d = b.let(f"tl.where(cmask, {v} - {mean}, 0.0)")
+    var = b.let(f"tl.sum({d} * {d}, axis=1)[:, None] / {n}")
+    rstd = b.let(f"1.0 / tl.math.sqrt_rn({var} + {op.attrs['eps']!r})")
+    y = b.let(f"{d} * {rstd}")
+    weight, bias = params or (None, None)
+    if weight is not None:
+        y = b.let(f"{y} * {weight}")
+    if bias is not None:
+        y = b.let(f"{y} + {bias}")
+    return y

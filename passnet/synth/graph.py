@@ -1,0 +1,205 @@
+"""Trace a task's variants and choose, in each, the run of ops that becomes one kernel.
+
+A variant is traced with the matcher's own tracer (``passnet.passes.matcher.to_fx``) and its
+shapes and dtypes recorded by running it once on materialised inputs (``ShapeProp``). Every
+compute node is classified (:func:`passnet.synth.ops.classify`); candidate groups are runs of
+consecutive supported nodes in graph order, so an unsupported leading op (conv2d, linear,
+attention) stays outside and its result becomes a pattern input, and an unsupported tail
+(pooling, argmax) reads the group's output. Trailing pure views stay outside too: eager runs
+them as views anyway. The largest candidate (most kernels eager would launch) that lowers to
+one kernel wins.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import torch
+from torch.fx import GraphModule, Node
+from torch.fx.node import map_aggregate
+from torch.fx.passes.shape_prop import ShapeProp, TensorMetadata
+
+from passnet.dataset.task import Variant
+from passnet.graph.sample import load_module, load_sample, materialize
+from passnet.passes.matcher import to_fx
+from passnet.synth.lower import Builder, Kernel
+from passnet.synth.ops import VIEWS, Op, classify
+from passnet.synth.pattern import pattern_source
+from passnet.synth.shapes import FLOATS, Dim, DType, Shapes, Unfusable, infer_dtype, infer_node
+
+
+@dataclass
+class Traced:
+    """One variant's FX graph with shapes recorded and every compute node classified."""
+
+    variant: Variant | None  # None for a module traced in process (tests)
+    gm: GraphModule
+    ops: dict[Node, Op | str]
+
+
+@dataclass
+class Group:
+    """Consecutive supported nodes of one variant, with the values they read and export."""
+
+    traced: Traced
+    nodes: list[Node]
+    inputs: list[Node]
+    outputs: list[Node]
+
+    @property
+    def ops(self) -> dict[Node, Op]:
+        return {n: self.traced.ops[n] for n in self.nodes}  # type: ignore[misc]
+
+    @property
+    def source(self) -> str:
+        return pattern_source(self.nodes, self.inputs, self.outputs)
+
+
+def _meta(node: object) -> TensorMetadata | None:
+    meta = node.meta.get("tensor_meta") if isinstance(node, Node) else None
+    return meta if isinstance(meta, TensorMetadata) else None
+
+
+def rank_of(node: object) -> int:
+    meta = _meta(node)
+    return len(meta.shape) if meta is not None else -1
+
+
+def trace_graph(module: torch.nn.Module, args: list, variant: Variant | None = None) -> Traced:
+    """``module`` as the matcher sees it, shapes and dtypes propagated on ``args``."""
+    gm = to_fx(module)
+    with torch.no_grad():
+        ShapeProp(gm).propagate(*args)
+    ops = {n: classify(n, rank_of) for n in gm.graph.nodes
+           if n.op in ("call_function", "call_method", "call_module")}  # fmt: skip
+    return Traced(variant, gm, ops)
+
+
+def trace_variant(variant: Variant) -> Traced:
+    """The variant's graph, shapes propagated on its seed-0 inputs."""
+    sample = load_sample(variant.path)
+    return trace_graph(load_module(sample), materialize(sample, seed=0), variant)
+
+
+def _reads(node: Node) -> list[Node]:
+    found: list[Node] = []
+    map_aggregate((node.args, node.kwargs), lambda v: found.append(v) if isinstance(v, Node)
+                  else None)  # fmt: skip
+    return found
+
+
+def make_group(traced: Traced, nodes: list[Node]) -> Group | str:
+    """The group of ``nodes`` with its inputs and outputs, or why it is no candidate."""
+    inside = set(nodes)
+    outputs = [n for n in nodes if any(u not in inside for u in n.users)]
+    if not outputs:
+        return "its result is never used"
+    live, todo = set(outputs), list(outputs)
+    while todo:
+        for a in _reads(todo.pop()):
+            if a in inside and a not in live:
+                live.add(a)
+                todo.append(a)
+    if live != inside:
+        return "part of it is never used"
+    seen, todo = set(), [u for o in outputs for u in o.users if u not in inside]
+    while todo:  # convex: no path leaves the group and comes back
+        node = todo.pop()
+        if node in inside:
+            return f"'{node.name}' depends on a value computed outside the group"
+        if node not in seen:
+            seen.add(node)
+            todo.extend(node.users)
+    inputs = list(dict.fromkeys(a for n in nodes for a in _reads(n) if a not in inside))
+    for a in inputs:
+        meta = _meta(a)
+        if meta is None:
+            return f"it reads the non-tensor value '{a.name}'"
+        if meta.dtype not in FLOATS:
+            return f"it reads '{a.name}' of dtype {meta.dtype}"
+    return Group(traced, nodes, inputs, outputs)
+
+
+def _trim(run: list[Node], ops: dict[Node, Op | str]) -> list[Node]:
+    out = list(run)
+    while out and (ops[out[-1]].kind in VIEWS or ops[out[-1]].name == "dropout"):  # type: ignore[union-attr]
+        out.pop()
+    return out
+
+
+def candidates(traced: Traced) -> Iterator[list[Node]]:
+    """Runs of supported nodes, most eager kernels first, then longest, then earliest."""
+    runs: list[list[Node]] = [[]]
+    for node, op in traced.ops.items():
+        if isinstance(op, Op):
+            runs[-1].append(node)
+        elif runs[-1]:
+            runs.append([])
+    order = {n: i for i, n in enumerate(traced.ops)}
+    subs: dict[tuple[Node, ...], None] = {}
+    for run in runs:
+        for i in range(len(run)):
+            for j in range(i + 1, len(run) + 1):
+                if sub := _trim(run[i:j], traced.ops):
+                    subs[tuple(sub)] = None
+
+    def rank(sub: tuple[Node, ...]) -> tuple[int, int, int]:
+        work = sum(traced.ops[n].work for n in sub)  # type: ignore[union-attr]
+        return (-work, -len(sub), order[sub[0]])
+
+    for sub in sorted(subs, key=rank):
+        yield list(sub)
+
+
+def analyse(groups: list[Group]) -> Kernel:
+    """Shapes, dtypes and the kernel of one pattern, checked against every variant in
+    ``groups`` (one group per variant, all with the same pattern source)."""
+    g0, n = groups[0], len(groups)
+    shapes = Shapes(n)
+    for j, inp in enumerate(g0.inputs):
+        metas = [_meta(g.inputs[j]) for g in groups]
+        if len({len(m.shape) for m in metas}) != 1:  # type: ignore[union-attr]
+            raise Unfusable(f"input '{inp.name}' has another rank in another variant")
+        shapes.dims[inp] = [Dim(f"s{j}[{d}]", tuple(m.shape[d] for m in metas))  # type: ignore[union-attr]
+                            for d in range(len(metas[0].shape))]  # type: ignore[union-attr]
+        shapes.dtypes[inp] = DType(None, j, tuple(m.dtype for m in metas))  # type: ignore[union-attr]
+    ops = g0.ops
+    for i, node in enumerate(g0.nodes):
+        metas = [_meta(g.nodes[i]) for g in groups]
+        if any(m is None or m.dtype not in FLOATS for m in metas):
+            raise Unfusable(f"'{node.name}' is not a float16/bfloat16/float32 tensor")
+        dims = infer_node(shapes, node, ops[node])
+        for k, m in enumerate(metas):
+            if [d.vals[k] for d in dims] != list(m.shape):  # type: ignore[union-attr]
+                raise Unfusable(f"shape rule for {ops[node].name} disagrees with the graph")
+        shapes.dims[node] = dims
+        dtype = infer_dtype(shapes, node, ops[node], tuple(m.dtype for m in metas))  # type: ignore[union-attr]
+        source = dtype.literal if dtype.literal is not None else None
+        expected = (source,) * n if source is not None else shapes.dtypes[g0.inputs[dtype.index]].vals  # type: ignore[index]
+        if expected != dtype.vals:
+            raise Unfusable(f"dtype rule for {ops[node].name} disagrees with the graph")
+        shapes.dtypes[node] = dtype
+    return Builder(g0.nodes, ops, g0.inputs, g0.outputs, shapes).build()
+
+
+def select(traced: Traced) -> Group | str:
+    """The best group of one variant that lowers to a kernel, or the reason there is none."""
+    unsupported = list(dict.fromkeys(op for op in traced.ops.values() if isinstance(op, str)))
+    first: str | None = None
+    for nodes in candidates(traced):
+        if sum(traced.ops[n].work for n in nodes) < 2:  # type: ignore[union-attr]
+            first = first or "nothing to fuse: at most one op eager runs as a kernel"
+            break
+        group = make_group(traced, nodes)
+        if isinstance(group, str):
+            first = first or f"ops {nodes[0].name}..{nodes[-1].name}: {group}"
+            continue
+        try:
+            analyse([group])
+        except Unfusable as exc:
+            first = first or f"ops {nodes[0].name}..{nodes[-1].name}: {exc}"
+            continue
+        return group
+    parts = unsupported + [first or "no supported op"]
+    return "; ".join(parts)

@@ -1,0 +1,339 @@
+"""Lower a fused group to the body of one Triton kernel.
+
+The kernel iterates over a *domain* D: the shape of the group's last value (of the input of
+a final mean/sum). In ``flat`` mode (pointwise only) each program takes BLOCK elements of D
+and unravels their index into coordinates; in ``row`` mode (any reduction over the last dim)
+each program takes BLOCK_M rows of D with all N = D[-1] columns, so a reduction is one
+``tl.sum``/``tl.max`` along axis 1.
+
+Every value is computed *at a map*: the tuple of coordinate variables, as functions of D's
+coordinates, at which the value is needed. Walking back from the outputs, a view changes the
+map (a permute reorders it; a reshape ravels it over the view's dims and unravels it over the
+source's, keeping common leading/trailing dims as they are), a broadcast drops or zeroes
+coordinates, and a reduction asks for its operand along the row. Inputs are then loaded at
+``sum(coord * stride)`` with the strides read at run time, so transposed, sliced or
+broadcast inputs cost no copy. Pointwise results are rounded to their dtype after every op,
+where eager materialises them, so float16/bfloat16 results match eager's rounding.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from torch.fx import Node
+
+from passnet.synth.emit_ops import norm, pointwise, reduce_row
+from passnet.synth.ops import REDUCTIONS, Op
+from passnet.synth.shapes import Dim, Shapes, Unfusable
+
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+Map = tuple[str, ...]
+
+
+@dataclass
+class Kernel:
+    """What :mod:`passnet.synth.emit` needs to write the kernel and its wrapper."""
+
+    mode: str  # "flat" or "row"
+    body: list[str]
+    pointers: list[int]  # replacement inputs passed as pointers, by index
+    ints: dict[str, str]  # kernel int parameter -> wrapper expression
+    strides: dict[str, tuple[int, int]]  # kernel stride parameter -> (input, dim)
+    domain: list[Dim]
+    inputs: list[Node]
+    outputs: list[Node]
+    shapes: Shapes
+    ops: list[str] = field(default_factory=list)  # op names, for the docstring
+
+
+class Builder:
+    """Emits the kernel body, one ``tK = expr`` line per new expression (memoised)."""
+
+    def __init__(self, nodes: list[Node], ops: dict[Node, Op], inputs: list[Node],
+                 outputs: list[Node], shapes: Shapes) -> None:  # fmt: skip
+        self.nodes, self.ops, self.inputs, self.outputs = nodes, ops, inputs, outputs
+        self.index = {n: i for i, n in enumerate(inputs)}
+        self.shapes = shapes
+        self.lines: list[str] = []
+        self.exprs: dict[str, str] = {}
+        self.col_vars: set[str] = {"cols"}
+        self.row_vars: set[str] = {"rows"}
+        self.ints: dict[str, str] = {}
+        self.strides: dict[str, tuple[int, int]] = {}
+        self.pointers: set[int] = set()
+        self.values: dict[tuple[Node, Map], str] = {}
+        self.first_map: dict[Node, Map] = {}
+        self.mode = "row" if any(ops[n].kind in REDUCTIONS for n in nodes) else "flat"
+        self.domain: list[Dim] = []
+
+    # -- expressions -------------------------------------------------------------------
+    def let(self, expr: str) -> str:
+        if expr in self.exprs:
+            return self.exprs[expr]
+        if _IDENT.fullmatch(expr) or expr == "0":
+            return expr
+        name = f"t{len(self.exprs)}"
+        self.exprs[expr] = name
+        self.lines.append(f"{name} = {expr}")
+        idents = set(_IDENT.findall(expr))
+        if self.col_vars & idents:
+            self.col_vars.add(name)
+        if self.row_vars & idents:
+            self.row_vars.add(name)
+        return name
+
+    def mask(self, tokens: tuple[str, ...] | list[str]) -> str:
+        """The mask a tile indexed by ``tokens`` needs: rows, columns or both."""
+        if self.mode == "flat":
+            return "mask"
+        rows = any(t in self.row_vars for t in tokens)
+        cols = any(t in self.col_vars for t in tokens)
+        return "mask" if rows and cols else "cmask" if cols else "rmask"
+
+    def on_cols(self, token: str) -> bool:
+        return token in self.col_vars
+
+    def dim(self, d: Dim) -> str:
+        if d.literal is not None:
+            return str(d.literal)
+        for name, expr in self.ints.items():
+            if expr == d.expr:
+                return name
+        name = f"n{len(self.ints)}"
+        self.ints[name] = d.expr
+        return name
+
+    def unravel(self, flat: str, dims: list[Dim]) -> list[str]:
+        out: list[str] = []
+        top = next((i for i, d in enumerate(dims) if d.literal != 1), len(dims))
+        for i in range(len(dims) - 1, -1, -1):
+            d = dims[i]
+            if d.literal == 1:
+                out.append("0")
+            elif i == top:
+                out.append(flat)
+            else:
+                out.append(self.let(f"{flat} % {self.dim(d)}"))
+                flat = self.let(f"{flat} // {self.dim(d)}")
+        return out[::-1]
+
+    def ravel(self, coords: list[str] | tuple[str, ...], dims: list[Dim]) -> str:
+        acc = "0"
+        for tok, d in zip(coords, dims, strict=True):
+            if d.literal == 1:
+                continue
+            if acc == "0":
+                acc = tok
+            elif tok == "0":
+                acc = self.let(f"{acc} * {self.dim(d)}")
+            else:
+                acc = self.let(f"{acc} * {self.dim(d)} + {tok}")
+        return acc
+
+    # -- maps ------------------------------------------------------------------------------
+    def reshape(self, m: Map, src: list[Dim], dst: list[Dim]) -> Map:
+        """Coordinates in ``dst`` of the element at ``m`` in ``src`` (same numel, row-major)."""
+        eq = self.shapes.equal
+        p = 0
+        while p < min(len(src), len(dst)) and eq(src[p], dst[p]):
+            p += 1
+        s = 0
+        while s < min(len(src), len(dst)) - p and eq(src[-1 - s], dst[-1 - s]):
+            s += 1
+        mid_src, mid_dst = src[p : len(src) - s], dst[p : len(dst) - s]
+        if len(mid_src) == 1 and len(mid_dst) == 1:
+            mid = [m[p]]
+        elif not mid_dst:
+            mid = []
+        else:
+            mid = self.unravel(self.ravel(m[p : len(m) - s], mid_src), mid_dst)
+        return tuple(m[:p]) + tuple(mid) + tuple(m[len(m) - s :])
+
+    def broadcast(self, m: Map, out: list[Dim], operand: Node) -> Map:
+        dims = self.shapes.dims[operand]
+        k = len(out) - len(dims)
+        res = []
+        for j, d in enumerate(dims):
+            if d.all_one() and not out[k + j].all_one():
+                if d.literal is None:
+                    self.shapes.guard(f"{d.expr} == 1")
+                res.append("0")
+            else:
+                res.append(m[k + j])
+        return tuple(res)
+
+    def row_check(self, m: Map, node: Node, what: str) -> None:
+        if m[-1] != "cols" or any(self.on_cols(t) for t in m[:-1]):
+            raise Unfusable(f"{what} '{node.name}' reduces a dim that is not the kernel's row")
+        if not self.shapes.equal(self.shapes.dims[node][-1], self.domain[-1]):
+            raise Unfusable(f"{what} '{node.name}' reduces a dim of another size than the row")
+
+    # -- values ----------------------------------------------------------------------------
+    def load(self, j: int, m: Map) -> str:
+        self.pointers.add(j)
+        terms = []
+        for d, tok in enumerate(m):
+            if tok == "0":
+                continue
+            name = f"x{j}_s{d}"
+            self.strides[name] = (j, d)
+            terms.append(f"{tok} * {name}")
+        if not terms:
+            return self.let(f"tl.load(x{j}).to(tl.float32)")
+        mask = self.mask(m)
+        off = self.let(" + ".join(terms))
+        return self.let(f"tl.load(x{j} + {off}, mask={mask}, other=0.0).to(tl.float32)")
+
+    def round(self, value: str, node: Node) -> str:
+        dt = self.shapes.dtypes[node]
+        if all(str(v) == "torch.float32" for v in dt.vals):
+            return value
+        if dt.index is not None:
+            self.pointers.add(dt.index)
+        return self.let(f"_round({value}, {dt.triton()})")
+
+    def value(self, node: Node, m: Map) -> str:
+        key = (node, m)
+        if key not in self.values:
+            self.first_map.setdefault(node, m)
+            if node in self.index:
+                self.values[key] = self.load(self.index[node], m)
+            else:
+                self.values[key] = self._compute(node, m)
+        return self.values[key]
+
+    def operand(self, a: object, node: Node, m: Map) -> str:
+        if isinstance(a, Node):
+            return self.value(a, self.broadcast(m, self.shapes.dims[node], a))
+        return repr(float(a))  # type: ignore[arg-type]
+
+    def param(self, a: object, m: Map) -> str | None:
+        """A per-channel / per-column parameter (weight, bias, running stats) at ``m``."""
+        if a is None:
+            return None
+        if not isinstance(a, Node) or len(self.shapes.dims[a]) != 1:
+            raise Unfusable("a normalisation parameter that is not one-dimensional")
+        return self.value(a, m)
+
+    def _passable(self, x: object) -> bool:
+        """A reshape or copy inside the group that nothing else needs at its own map."""
+        op = self.ops.get(x) if isinstance(x, Node) else None
+        return (op is not None and x not in self.outputs and len(x.users) == 1
+                and (op.kind == "reshape" or (op.kind == "id" and op.name == "copy")))
+
+    def _compute(self, node: Node, m: Map) -> str:
+        op, dims = self.ops[node], self.shapes.dims[node]
+        x = op.args[0]
+        if op.kind == "pw":
+            args = [self.operand(a, node, m) for a in op.args]
+            return self.round(pointwise(self, op, args), node)
+        if op.kind == "id":
+            return self.value(x, m)
+        if op.kind == "cast":
+            return self.round(self.value(x, m), node)
+        if op.kind == "reshape":
+            while self._passable(x):  # reshape(reshape(y)) is one reshape of y
+                x = self.ops[x].args[0]
+            return self.value(x, self.reshape(m, dims, self.shapes.dims[x]))
+        if op.kind == "permute":
+            src = ["0"] * len(m)
+            for i, p in enumerate(op.attrs["perm"]):
+                src[p] = m[i]
+            return self.value(x, tuple(src))
+        if op.kind == "unsqueeze":
+            d = op.attrs["dim"]
+            return self.value(x, m[:d] + m[d + 1 :])
+        if op.kind == "squeeze":
+            d = op.attrs["dim"]
+            same = len(self.shapes.dims[x]) == len(dims)
+            return self.value(x, m if same else m[:d] + ("0",) + m[d:])
+        if op.kind == "bn":
+            if not self.shapes.equal(self.shapes.dims[op.args[1]][0], self.shapes.dims[x][1]):
+                raise Unfusable("batch_norm statistics of another size than the channels")
+            params = [self.param(a, (m[1],)) for a in op.args[1:]]
+            return self.round(norm(self, op, self.value(x, m), params), node)
+        if op.kind in ("mean", "sum"):
+            if any(self.on_cols(t) for t in m):
+                raise Unfusable(f"{op.name} '{node.name}' is needed along the row it reduces")
+            inner = (m[:-1] if op.attrs["keepdim"] else m) + ("cols",)
+            self.row_check(inner, x, op.name)
+            return self.round(reduce_row(self, op, self.value(x, inner)), node)
+        self.row_check(m, node, op.name)
+        if op.kind == "gn":
+            self.shapes.guard(f"{self.shapes.dims[x][1].expr} == {op.attrs['groups']}")
+        v = self.value(x, m)
+        if op.kind == "softmax" and op.attrs.get("dtype") is not None:
+            v = self.round(v, node)
+        channel = (m[-1],) if op.kind == "ln" else (m[1],)
+        params = [self.param(a, channel) for a in op.args[1:]]
+        return self.round(reduce_row(self, op, v, params), node)
+
+    # -- driver ----------------------------------------------------------------------------
+    def sinks(self) -> list[Node]:
+        inside = set(self.nodes)
+        return [n for n in self.outputs if not any(u in inside for u in n.users)]
+
+    def build(self) -> Kernel:
+        sinks = self.sinks()
+        if not sinks:
+            raise Unfusable("no output of the group is its last value")
+        doms = []
+        for s in sinks:
+            op = self.ops[s]
+            doms.append(self.shapes.dims[op.args[0]] if op.kind in ("mean", "sum") else
+                        self.shapes.dims[s])  # fmt: skip
+        self.domain = doms[0]
+        for d in doms[1:]:
+            if len(d) != len(self.domain) or not all(map(self.shapes.equal, d, self.domain)):
+                raise Unfusable("outputs of different shapes")
+        if not self.domain:
+            raise Unfusable("a scalar result")
+        base = self._base()
+        for s in sinks:
+            op = self.ops[s]
+            if op.kind in ("mean", "sum"):
+                m = base[:-1] + (("0",) if op.attrs["keepdim"] else ())
+            else:
+                m = base
+            self.value(s, m)
+        for i, o in enumerate(self.outputs):
+            self._store(i, o, self.first_map[o])
+        return Kernel(self.mode, self.lines, sorted(self.pointers), self.ints, self.strides,
+                      self.domain, self.inputs, self.outputs, self.shapes,
+                      [self.ops[n].name for n in self.nodes])  # fmt: skip
+
+    def _base(self) -> Map:
+        lines = self.lines
+        if self.mode == "flat":
+            lines.append("offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)")
+            lines.append("mask = offs < numel")
+            return tuple(self.unravel("offs", self.domain))
+        lines.append("rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)[:, None]")
+        lines.append("cols = tl.arange(0, BLOCK_N)[None, :]")
+        lines.append("rmask = rows < n_rows")
+        lines.append(f"cmask = cols < {self.dim(self.domain[-1])}")
+        lines.append("mask = rmask & cmask")
+        return tuple(self.unravel("rows", self.domain[:-1])) + ("cols",)
+
+    def _store(self, i: int, node: Node, m: Map) -> None:
+        dims = self.shapes.dims[node]
+        total = self.shapes.numel(node).vals
+        dom = [_count(self.domain, k) for k in range(self.shapes.n)]
+        if any(t > d for t, d in zip(total, dom, strict=True)):
+            raise Unfusable(f"output '{node.name}' is larger than the kernel's domain")
+        v = self.value(node, m)
+        off = self.ravel(m, dims)
+        if off == "0":
+            raise Unfusable(f"output '{node.name}' is a single element")
+        mask = self.mask(m)
+        if mask == "cmask":
+            raise Unfusable(f"output '{node.name}' does not depend on the row")
+        self.lines.append(f"tl.store(y{i} + {off}, {v}.to(y{i}.dtype.element_ty), mask={mask})")
+
+
+def _count(dims: list[Dim], k: int) -> int:
+    out = 1
+    for d in dims:
+        out *= d.vals[k]
+    return out

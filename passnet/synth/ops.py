@@ -1,0 +1,289 @@
+"""What the synthesizer understands: FX nodes classified into a few op kinds, or a reason.
+
+Each supported node becomes an :class:`Op` with its tensor operands in a fixed order and its
+literals bound by name (positional and keyword spellings of one call look the same here).
+Kinds: ``pw`` (pointwise, broadcasting), ``cast`` (dtype change), ``id`` (same values: dropout
+in eval, contiguous, zero padding), ``bn`` (eval batch norm, per channel), ``ln``/``gn``/
+``softmax``/``mean``/``sum`` (reductions over the last dim), and the views ``reshape``,
+``permute``, ``unsqueeze``, ``squeeze`` (pure index arithmetic in the kernel).
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+from torch.fx import Node
+
+from passnet.passes.matcher import _key as canonical_name  # the matcher's own op naming
+
+REDUCTIONS = frozenset({"ln", "gn", "softmax", "mean", "sum"})
+VIEWS = frozenset({"reshape", "permute", "unsqueeze", "squeeze"})
+_F = "torch.nn.functional."
+
+
+@dataclass
+class Op:
+    """One supported node: ``kind``, operands (Node, number or None) and bound literals."""
+
+    kind: str
+    name: str
+    args: list[Any]
+    attrs: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def work(self) -> bool:
+        """Whether eager launches a kernel for it (views and eval dropout do not)."""
+        return self.kind not in VIEWS and not (self.kind == "id" and self.name == "dropout")
+
+
+def _bind(node: Node, names: list[str], defaults: dict[str, Any]) -> dict[str, Any] | None:
+    """Positional and keyword arguments by parameter name; None when they do not fit."""
+    if len(node.args) > len(names):
+        return None
+    out = dict(zip(names, node.args, strict=False))
+    for k, v in node.kwargs.items():
+        if k not in names or k in out:
+            return None
+        out[k] = v
+    for n in names:
+        if n not in out:
+            if n not in defaults:
+                return None
+            out[n] = defaults[n]
+    return out
+
+
+def _varargs(node: Node) -> list[Any] | None:
+    """``x.view(1, -1)`` and ``x.view((1, -1))`` alike: the shape/dims after self."""
+    rest = list(node.args[1:])
+    if node.kwargs:
+        key = next(iter(node.kwargs))
+        if len(node.kwargs) != 1 or rest or key not in ("size", "shape", "dims"):
+            return None
+        rest = [node.kwargs[key]]
+    if len(rest) == 1 and isinstance(rest[0], (tuple, list, torch.Size)):
+        rest = list(rest[0])
+    return rest if all(isinstance(v, int) and not isinstance(v, bool) for v in rest) else None
+
+
+_BINARY = {
+    "add": ("operator.add", "torch.add", "Tensor.add"),
+    "sub": ("operator.sub", "torch.sub", "Tensor.sub"),
+    "mul": ("operator.mul", "torch.mul", "Tensor.mul"),
+    "div": ("operator.truediv", "torch.div", "Tensor.div", "torch.true_divide"),
+}
+_UNARY = {
+    "neg": ("operator.neg", "torch.neg", "Tensor.neg"),
+    "relu": (_F + "relu", "torch.relu", "Tensor.relu"),
+    "silu": (_F + "silu",),
+    "sigmoid": ("torch.sigmoid", "Tensor.sigmoid", _F + "sigmoid"),
+    "tanh": ("torch.tanh", "Tensor.tanh", _F + "tanh"),
+    "exp": ("torch.exp", "Tensor.exp"),
+    "rsqrt": ("torch.rsqrt", "Tensor.rsqrt"),
+    "sqrt": ("torch.sqrt", "Tensor.sqrt"),
+}
+_LOOKUP = {k: (name, 2) for name, keys in _BINARY.items() for k in keys}
+_LOOKUP |= {k: (name, 1) for name, keys in _UNARY.items() for k in keys}
+_CASTS = {"Tensor.float": torch.float32, "Tensor.half": torch.float16,
+          "Tensor.bfloat16": torch.bfloat16}  # fmt: skip
+
+
+def _number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _pointwise(key: str, node: Node) -> Op | str | None:
+    name, arity = _LOOKUP.get(key, (None, 0))
+    if name is None:
+        return None
+    if arity == 2:
+        names = ["input", "other", "alpha"] if name in ("add", "sub") else ["input", "other"]
+        if name == "div" and key != "operator.truediv":
+            names.append("rounding_mode")
+        b = _bind(node, names, {"alpha": 1, "rounding_mode": None})
+        if b is None or b.get("alpha", 1) != 1 or b.get("rounding_mode") is not None:
+            return f"{name} with alpha or rounding_mode"
+        a, c = b["input"], b["other"]
+        if not all(isinstance(x, Node) or _number(x) for x in (a, c)):
+            return f"{name} of a non-tensor, non-number operand"
+        return Op("pw", name, [a, c])
+    b = _bind(node, ["input", "inplace"], {"inplace": False})
+    if b is None or b["inplace"] is not False:
+        return f"{name} in place" if b else f"{name} with unexpected arguments"
+    return Op("pw", name, [b["input"]])
+
+
+def _special(key: str, node: Node, rank: int) -> Op | str | None:  # noqa: C901 - a table
+    if key in ("operator.pow", "torch.pow", "Tensor.pow"):
+        b = _bind(node, ["input", "exponent"], {})
+        if b is None or not isinstance(b["input"], Node) or not _number(b["exponent"]):
+            return "pow with a tensor exponent"
+        return Op("pw", "pow", [b["input"]], {"exponent": float(b["exponent"])})
+    if key == _F + "gelu":
+        b = _bind(node, ["input", "approximate"], {"approximate": "none"})
+        if b is None or b["approximate"] not in ("none", "tanh"):
+            return "gelu with an unknown approximation"
+        return Op("pw", "gelu_tanh" if b["approximate"] == "tanh" else "gelu", [b["input"]])
+    if key in (_F + "hardtanh", _F + "relu6"):
+        six = key.endswith("relu6")
+        names = ["input", "inplace"] if six else ["input", "min_val", "max_val", "inplace"]
+        b = _bind(node, names, {"min_val": -1.0, "max_val": 1.0, "inplace": False})
+        if b is None or b["inplace"] is not False:
+            return "hardtanh in place"
+        lo, hi = (0.0, 6.0) if six else (b["min_val"], b["max_val"])
+        return Op("pw", "clamp", [b["input"]], {"min": float(lo), "max": float(hi)})
+    if key in ("torch.clamp", "Tensor.clamp", "torch.clip", "Tensor.clip"):
+        b = _bind(node, ["input", "min", "max"], {"min": None, "max": None})
+        if b is None or not all(v is None or _number(v) for v in (b["min"], b["max"])):
+            return "clamp with tensor bounds"
+        return Op("pw", "clamp", [b["input"]], {"min": b["min"], "max": b["max"]})
+    if key in _CASTS:
+        return Op("cast", "cast", [node.args[0]], {"dtype": _CASTS[key]}) if len(
+            node.args) == 1 and not node.kwargs else "cast with arguments"
+    if key == "Tensor.type_as":
+        b = _bind(node, ["input", "other"], {})
+        if b is None or not isinstance(b["other"], Node):
+            return "type_as without a tensor"
+        return Op("cast", "cast", [b["input"]], {"like": b["other"]})
+    if key == "Tensor.to":
+        b = _bind(node, ["input", "dtype", "non_blocking", "copy"],
+                  {"non_blocking": False, "copy": False})  # fmt: skip
+        if b is None or not isinstance(b["dtype"], torch.dtype) or b["copy"]:
+            return "to() with a device or tensor argument"
+        return Op("cast", "cast", [b["input"]], {"dtype": b["dtype"]})
+    if key == _F + "dropout":
+        b = _bind(node, ["input", "p", "training", "inplace"],
+                  {"p": 0.5, "training": True, "inplace": False})  # fmt: skip
+        if b is None or b["inplace"] or (b["training"] is not False and b["p"] != 0):
+            return "dropout in training mode"
+        return Op("id", "dropout", [b["input"]])
+    if key in ("Tensor.contiguous", "Tensor.clone", "torch.clone"):
+        b = _bind(node, ["input", "memory_format"], {"memory_format": torch.contiguous_format})
+        if b is None or b["memory_format"] not in (torch.contiguous_format,
+                                                   torch.preserve_format):  # fmt: skip
+            return f"{key} to another memory format"
+        return Op("id", "copy", [b["input"]])
+    if key == _F + "pad":
+        b = _bind(node, ["input", "pad", "mode", "value"], {"mode": "constant", "value": None})
+        if b is None or b["mode"] != "constant" or any(p != 0 for p in b["pad"]):
+            return "pad with non-zero padding"
+        return Op("id", "copy", [b["input"]])
+    return _reduction(key, node, rank)
+
+
+def _last(dim: Any, rank: int) -> bool:
+    if isinstance(dim, (list, tuple)) and len(dim) == 1:
+        dim = dim[0]
+    return isinstance(dim, int) and not isinstance(dim, bool) and dim in (-1, rank - 1)
+
+
+def _reduction(key: str, node: Node, rank: int) -> Op | str | None:
+    if key == _F + "layer_norm":
+        b = _bind(node, ["input", "normalized_shape", "weight", "bias", "eps"],
+                  {"weight": None, "bias": None, "eps": 1e-5})  # fmt: skip
+        if b is None or len(b["normalized_shape"]) != 1:
+            return "layer_norm over more than the last dim"
+        return Op("ln", "layer_norm", [b["input"], b["weight"], b["bias"]],
+                  {"eps": float(b["eps"]), "size": int(b["normalized_shape"][0])})
+    if key == _F + "group_norm":
+        b = _bind(node, ["input", "num_groups", "weight", "bias", "eps"],
+                  {"weight": None, "bias": None, "eps": 1e-5})  # fmt: skip
+        if b is None or rank != 3:
+            return "group_norm on other than [N, C, L] input"
+        return Op("gn", "group_norm", [b["input"], b["weight"], b["bias"]],
+                  {"eps": float(b["eps"]), "groups": int(b["num_groups"])})
+    if key == _F + "batch_norm":
+        b = _bind(node, ["input", "running_mean", "running_var", "weight", "bias", "training",
+                         "momentum", "eps"],
+                  {"weight": None, "bias": None, "training": False, "momentum": 0.1,
+                   "eps": 1e-5})  # fmt: skip
+        if b is None or b["training"] or not isinstance(b["running_mean"], Node) or rank < 2:
+            return "batch_norm in training mode"
+        args = [b[k] for k in ("input", "running_mean", "running_var", "weight", "bias")]
+        return Op("bn", "batch_norm", args, {"eps": float(b["eps"])})
+    if key in (_F + "softmax", "torch.softmax", "Tensor.softmax"):
+        names = ["input", "dim", "_stacklevel", "dtype"] if key.startswith(_F) else [
+            "input", "dim", "dtype"]
+        b = _bind(node, names, {"dim": None, "_stacklevel": 3, "dtype": None})
+        if b is None or not _last(b["dim"], rank):
+            return "softmax over other than the last dim"
+        return Op("softmax", "softmax", [b["input"]], {"dtype": b["dtype"]})
+    if key in ("torch.mean", "Tensor.mean", "torch.sum", "Tensor.sum"):
+        name = key.split(".")[-1]
+        b = _bind(node, ["input", "dim", "keepdim", "dtype"],
+                  {"dim": None, "keepdim": False, "dtype": None})  # fmt: skip
+        if b is None or not _last(b["dim"], rank) or b["dtype"] is not None:
+            return f"{name} over other than the last dim"
+        return Op(name, name, [b["input"]], {"keepdim": bool(b["keepdim"])})
+    return _view(key, node, rank)
+
+
+def _view(key: str, node: Node, rank: int) -> Op | str | None:
+    if key in ("Tensor.view", "Tensor.reshape", "torch.reshape"):
+        shape = _varargs(node)
+        if shape is None:
+            return f"{key.split('.')[-1]} to a computed shape"
+        return Op("reshape", "reshape", [node.args[0]], {"shape": shape})
+    if key in ("Tensor.flatten", "torch.flatten"):
+        b = _bind(node, ["input", "start_dim", "end_dim"], {"start_dim": 0, "end_dim": -1})
+        if b is None:
+            return "flatten with unexpected arguments"
+        start, end = b["start_dim"] % max(rank, 1), b["end_dim"] % max(rank, 1)
+        return Op("reshape", "flatten", [b["input"]], {"flatten": (start, end)})
+    if key in ("Tensor.permute", "torch.permute"):
+        dims = _varargs(node) if key.startswith("Tensor") else _varargs_fn(node)
+        if dims is None or sorted(d % rank for d in dims) != list(range(rank)):
+            return "permute with unexpected dims"
+        return Op("permute", "permute", [node.args[0]], {"perm": [d % rank for d in dims]})
+    if key in ("Tensor.transpose", "torch.transpose"):
+        b = _bind(node, ["input", "dim0", "dim1"], {})
+        if b is None:
+            return "transpose with unexpected arguments"
+        perm = list(range(rank))
+        a, c = b["dim0"] % rank, b["dim1"] % rank
+        perm[a], perm[c] = perm[c], perm[a]
+        return Op("permute", "transpose", [b["input"]], {"perm": perm})
+    if key in ("Tensor.unsqueeze", "torch.unsqueeze", "Tensor.squeeze", "torch.squeeze"):
+        name = key.split(".")[-1]
+        b = _bind(node, ["input", "dim"], {})
+        if b is None or not isinstance(b["dim"], int):
+            return f"{name} without one dim"
+        out_rank = rank + 1 if name == "unsqueeze" else rank
+        return Op(name, name, [b["input"]], {"dim": b["dim"] % out_rank})
+    return None
+
+
+def _varargs_fn(node: Node) -> list[Any] | None:
+    dims = node.args[1] if len(node.args) == 2 else node.kwargs.get("dims")
+    return list(dims) if isinstance(dims, (tuple, list)) else None
+
+
+def classify(node: Node, rank_of: Any) -> Op | str:
+    """The node as an :class:`Op`, or why the synthesizer cannot handle it ("unsupported op
+    X" or a narrower reason). ``rank_of(node)`` gives a tensor node's rank (-1: not a tensor)."""
+    key = canonical_name(node)
+    short = key.rsplit(".", 1)[-1]
+    if node.op not in ("call_function", "call_method"):
+        return f"unsupported op {short}"
+    rank = rank_of(node.args[0]) if node.args and isinstance(node.args[0], Node) else -1
+    if node.target in (operator.iadd, operator.imul, operator.isub, operator.itruediv):
+        return f"in-place {short}"
+    try:
+        op = _pointwise(key, node) or _special(key, node, rank)
+    except (TypeError, ValueError, ZeroDivisionError, IndexError):
+        op = f"{short} with unexpected arguments"
+    if op is None:
+        return f"unsupported op {short}"
+    if isinstance(op, str):
+        return op
+    tensors = [a for a in op.args if isinstance(a, Node)] + (
+        [op.attrs["like"]] if "like" in op.attrs else [])
+    if rank_of(node) < 0 or any(rank_of(a) < 0 for a in tensors):
+        return f"{short} on a non-tensor value"
+    if not isinstance(op.args[0], Node) and op.kind != "pw":
+        return f"{short} of a constant"
+    return op

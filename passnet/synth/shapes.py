@@ -1,0 +1,221 @@
+"""Symbolic shapes and dtypes of a fused group, valid for every variant that shares its pattern.
+
+A dim is a Python expression over the replacement's input shapes (``s0[2]``, ``128``,
+``(s1[0] * s1[1]) // 16``) plus its value in each analysed variant. The wrapper evaluates the
+expressions at run time, so no shape is baked in that the pattern's literals do not fix.
+Where the kernel relies on two dims being equal (a reshape keeping its last dim, a size-1 dim
+that broadcasts) and only the recorded variants say so, the fact becomes a *guard*: the
+wrapper checks it and raises instead of computing garbage on a shape nobody analysed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import torch
+from torch.fx import Node
+
+from passnet.synth.ops import Op
+
+FLOATS = (torch.float32, torch.float16, torch.bfloat16)
+TL_DTYPE = {torch.float32: "tl.float32", torch.float16: "tl.float16",
+            torch.bfloat16: "tl.bfloat16"}  # fmt: skip
+
+
+class Unfusable(Exception):
+    """The group cannot become one kernel; the message is the reason shown to the user."""
+
+
+@dataclass(frozen=True)
+class Dim:
+    """One size: ``expr`` over the wrapper's ``s{j}`` shape tuples, ``vals`` per variant."""
+
+    expr: str
+    vals: tuple[int, ...]
+
+    @property
+    def literal(self) -> int | None:
+        return int(self.expr) if self.expr.isdigit() else None
+
+    def all_one(self) -> bool:
+        return all(v == 1 for v in self.vals)
+
+
+def lit(value: int, n: int) -> Dim:
+    return Dim(str(value), (value,) * n)
+
+
+def prod(dims: list[Dim], n: int) -> Dim:
+    """Product with literals folded (``s0[0] * s0[1] * 64``)."""
+    const, terms = 1, []
+    for d in dims:
+        if d.literal is not None:
+            const *= d.literal
+        else:
+            terms.append(atom(d.expr))
+    vals = tuple(_mul([d.vals[k] for d in dims]) for k in range(n))
+    if not terms:
+        return lit(const, n)
+    if const != 1:
+        terms.append(str(const))
+    return Dim(" * ".join(terms), vals)
+
+
+def atom(expr: str) -> str:
+    """``expr`` safe to use as an operand of ``*`` (``a // b`` binds like ``*``)."""
+    simple = expr.replace("_", "").replace("[", "").replace("]", "").isalnum()
+    call = expr.startswith("max(") and expr.endswith(")") and expr.count("(") == 1
+    return expr if simple or call else f"({expr})"
+
+
+def _mul(values: list[int]) -> int:
+    out = 1
+    for v in values:
+        out *= v
+    return out
+
+
+@dataclass(frozen=True)
+class DType:
+    """A node's dtype: a literal (``.float()``) or that of replacement input ``index``."""
+
+    literal: torch.dtype | None
+    index: int | None
+    vals: tuple[torch.dtype, ...]
+
+    def python(self) -> str:
+        return str(self.literal) if self.literal is not None else f"in{self.index}.dtype"
+
+    def triton(self) -> str:
+        if self.literal is not None:
+            return TL_DTYPE[self.literal]
+        return f"x{self.index}.dtype.element_ty"
+
+
+@dataclass
+class Shapes:
+    """Dims and dtypes of every input and node of one group, plus the guards they need."""
+
+    n: int  # number of variants analysed
+    dims: dict[Node, list[Dim]] = field(default_factory=dict)
+    dtypes: dict[Node, DType] = field(default_factory=dict)
+    guards: list[str] = field(default_factory=list)
+
+    def equal(self, a: Dim, b: Dim) -> bool:
+        """Same size in every variant; a guard when the expressions alone do not say so."""
+        if a.expr == b.expr:
+            return True
+        if a.vals != b.vals:
+            return False
+        if a.literal is None or b.literal is None:
+            self.guard(f"{a.expr} == {b.expr}")
+        return True
+
+    def guard(self, text: str) -> None:
+        if text not in self.guards:
+            self.guards.append(text)
+
+    def numel(self, node: Node) -> Dim:
+        return prod(self.dims[node], self.n)
+
+
+def _broadcast(shapes: Shapes, operands: list[list[Dim]]) -> list[Dim]:
+    rank = max(len(s) for s in operands)
+    out = []
+    for i in range(rank):
+        cands = [s[len(s) - rank + i] for s in operands if len(s) - rank + i >= 0]
+        real = [d for d in cands if d.literal != 1]
+        exprs = list(dict.fromkeys(d.expr for d in real))
+        fixed = {d.literal for d in real if d.literal is not None}
+        if not real:
+            out.append(lit(1, shapes.n))
+        elif fixed:  # a literal size other than 1: the others are 1 or equal to it
+            out.append(lit(fixed.pop(), shapes.n))
+        elif len(exprs) == 1:
+            out.append(real[0])
+        else:
+            vals = tuple(max(d.vals[k] for d in real) for k in range(shapes.n))
+            out.append(Dim(f"max({', '.join(exprs)})", vals))
+    return out
+
+
+def _reshape(shapes: Shapes, src: list[Dim], op: Op) -> list[Dim]:
+    n = shapes.n
+    if "flatten" in op.attrs:
+        start, end = op.attrs["flatten"]
+        if not src:
+            return [lit(1, n)]
+        return src[:start] + [prod(src[start : end + 1], n)] + src[end + 1 :]
+    wanted = op.attrs["shape"]
+    known = [lit(v, n) for v in wanted if v != -1]
+    if wanted.count(-1) > 1:
+        raise Unfusable("reshape with two -1 dims")
+    out = []
+    for v in wanted:
+        if v != -1:
+            out.append(lit(v, n))
+            continue
+        total, rest = prod(src, n), prod(known, n)
+        vals = tuple(t // max(r, 1) for t, r in zip(total.vals, rest.vals, strict=True))
+        if total.literal is not None and rest.literal is not None:
+            out.append(lit(total.literal // max(rest.literal, 1), n))
+        elif rest.literal == 1:
+            out.append(total)
+        else:
+            out.append(Dim(f"{atom(total.expr)} // {atom(rest.expr)}", vals))
+    return out
+
+
+def infer_node(shapes: Shapes, node: Node, op: Op) -> list[Dim]:
+    """The node's dims from its operands' (rules of the supported ops)."""
+    x = shapes.dims[op.args[0]] if isinstance(op.args[0], Node) else []
+    kind = op.kind
+    if kind == "pw":
+        return _broadcast(shapes, [shapes.dims[a] for a in op.args if isinstance(a, Node)])
+    if kind == "ln":  # normalized_shape is a literal: the row length becomes a constant
+        size = lit(op.attrs["size"], shapes.n)
+        if not x or not shapes.equal(x[-1], size):
+            raise Unfusable("layer_norm's normalized_shape differs from the input's last dim")
+        return x[:-1] + [size]
+    if kind in ("cast", "id", "bn", "gn", "softmax"):
+        return list(x)
+    if kind in ("mean", "sum"):
+        return x[:-1] + ([lit(1, shapes.n)] if op.attrs["keepdim"] else [])
+    if kind == "reshape":
+        return _reshape(shapes, x, op)
+    if kind == "permute":
+        return [x[p] for p in op.attrs["perm"]]
+    if kind == "unsqueeze":
+        d = op.attrs["dim"]
+        return x[:d] + [lit(1, shapes.n)] + x[d:]
+    if kind == "squeeze":
+        d = op.attrs["dim"]
+        if d >= len(x) or not x[d].all_one():
+            if d < len(x) and any(v == 1 for v in x[d].vals):
+                raise Unfusable("squeeze of a dim that is 1 in some variants only")
+            return list(x)
+        if x[d].literal is None:
+            shapes.guard(f"{x[d].expr} == 1")
+        return x[:d] + x[d + 1 :]
+    raise Unfusable(f"no shape rule for {op.name}")
+
+
+def infer_dtype(shapes: Shapes, node: Node, op: Op, actual: tuple[torch.dtype, ...]) -> DType:
+    """The node's dtype as an expression; mixed operand dtypes become a guard or a reason."""
+    if op.kind == "cast" and "dtype" in op.attrs:
+        return DType(op.attrs["dtype"], None, actual)
+    if op.kind == "softmax" and op.attrs.get("dtype") is not None:
+        return DType(op.attrs["dtype"], None, actual)
+    if op.kind == "cast":
+        like = shapes.dtypes[op.attrs["like"]]
+        return DType(like.literal, like.index, actual)
+    tensors = [shapes.dtypes[a] for a in op.args[:1 if op.kind != "pw" else None]
+               if isinstance(a, Node)]  # fmt: skip
+    first = tensors[0]
+    for other in tensors[1:]:
+        if other.python() == first.python():
+            continue
+        if other.vals != first.vals:
+            raise Unfusable(f"{op.name} of tensors with different dtypes")
+        shapes.guard(f"{first.python()} == {other.python()}")
+    return DType(first.literal, first.index, actual)

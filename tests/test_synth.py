@@ -1,0 +1,166 @@
+"""passnet synth (issue 13): template-generated Triton passes, checked like any other pass.
+
+Suite tasks are cut down to their smallest variant of one or two dtypes, so each family costs a
+few seconds of sandboxed evaluation in Triton's interpreter; the in-process tests cover ops
+the suite lacks (RMS norm, activations, sums, masked softmax, views on inputs).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+
+import pytest
+import torch
+
+from passnet.dataset.task import load_task, write_task
+from passnet.evaluation.compare import compare_outputs
+from passnet.evaluation.results import Parameters
+from passnet.graph.sample import load_sample
+from passnet.integrity.policy import check_pass_dir
+from passnet.passes.loader import load_pass_dir
+from passnet.passes.matcher import apply_passes, to_fx
+from passnet.synth.driver import STRICT_T, synthesize_task
+from passnet.synth.emit import module_source
+from passnet.synth.graph import Group, analyse, select, trace_graph
+
+SUITE = Path(__file__).resolve().parents[1] / "examples" / "suite"
+FAST = Parameters(warmup=1, trials=3, rounds=1, max_reruns=0, timeout_s=300)
+INTERPRETED = os.environ.get("TRITON_INTERPRET") == "1"
+
+
+def _size(path: Path) -> int:
+    return sum(math.prod(m.shape) for m in load_sample(path).metas)
+
+
+def _cut(tmp: Path, name: str, dtypes: tuple[str, ...], literal: str | None = None) -> Path:
+    """The smallest variant of each dtype (with ``literal`` in model.py when given)."""
+    task = load_task(SUITE / name)
+    picked = []
+    for dt in dtypes:
+        cands = [v for v in task.variants if v.dtype == dt
+                 and (literal is None or literal in (v.path / "model.py").read_text())]
+        picked.append(min(cands, key=lambda v: _size(v.path)).path)
+    return write_task(tmp / name, picked, name=name).path
+
+
+FAMILIES = [  # task, dtypes of the cut, what it covers
+    ("fusible_add_mul_type_as_0a2515f8", ("float32", "bfloat16"), "pointwise, scalar, type_as"),
+    ("fusible_mul_add_445849cd", ("float16",), "pointwise with [C] weight and bias"),
+    ("fusible_add_layer_norm_3c7ac904", ("bfloat16",), "residual adds + layer_norm, 2 outputs"),
+    ("fusible_mul_softmax_dropout_44b04273", ("float16",), "scale + softmax + eval dropout"),
+    ("fusible_batch_norm_relu_9cfe87c2", ("float32",), "eval batch_norm per channel + relu"),
+    ("fusible_mul_permute_add_layer_norm_b4e93970", ("float32",), "permuted inputs + LN"),
+    ("fusible_layer_norm_view_pad_transpose_etc_b756b3f0", ("bfloat16",),
+     "LN written through view/pad/transpose/contiguous"),
+    ("fusible_group_norm_gelu_4d7b3d1e", ("float32",), "group_norm (groups == channels) + gelu"),
+    ("fusible_contiguous_reshape_7b1ac56d", ("float32",), "layout-only copy"),
+]
+
+
+@pytest.mark.parametrize(("name", "dtypes", "what"), FAMILIES, ids=[f[0] for f in FAMILIES])
+def test_family_gets_a_correct_pass(tmp_path: Path, name: str, dtypes: tuple, what: str) -> None:
+    task = _cut(tmp_path, name, dtypes)
+    r = synthesize_task(task, tmp_path / "out", device="cpu", parameters=FAST)
+    assert r.status == "written", r.reason
+    pass_dir = tmp_path / "out" / name / "pass"
+    assert check_pass_dir(pass_dir) == []
+    for rule in json.loads((pass_dir / "sorted_output_pass_rule_names.json").read_text()):
+        assert "@cached\n@triton.jit\ndef " in (pass_dir / f"{rule}.py").read_text()
+    assert r.verification is not None and r.verification["task_correct"]
+    for v in r.verification["variants"]:
+        assert v["status"] == "ok" and v["tightest_t"] <= STRICT_T, v
+    report = json.loads((tmp_path / "out" / name / "synth.json").read_text())
+    assert report["status"] == "written" and report["rules"]
+
+
+def test_variants_with_other_literals_get_a_rule_each(tmp_path: Path) -> None:
+    name = "fusible_add_layer_norm_2f1524fe"  # hidden 16 (segformer) and 128 (vit)
+    task = load_task(SUITE / name)
+    small = [min((v for v in task.variants if v.dtype == "float32" and f"({h},)" in
+                  (v.path / "model.py").read_text()), key=lambda v: _size(v.path)).path
+             for h in (16, 128)]  # fmt: skip
+    cut = write_task(tmp_path / name, small, name=name).path
+    r = synthesize_task(cut, tmp_path / "out", parameters=FAST)
+    assert r.status == "written", r.reason
+    assert len(r.rules) == 2 and all(len(rule["variants"]) == 1 for rule in r.rules)
+
+
+def test_unsupported_op_is_skipped_without_a_pass_folder(tmp_path: Path) -> None:
+    name = "fusible_layer_norm_linear_view_transpose_22481189"
+    r = synthesize_task(SUITE / name, tmp_path, verify=False)
+    assert r.status == "skipped" and r.reason.startswith("unsupported op linear"), r.reason
+    assert "nothing to fuse" in r.reason
+    assert not (tmp_path / name / "pass").exists()
+    assert not (tmp_path / name / "rejected_pass").exists()
+    report = json.loads((tmp_path / name / "synth.json").read_text())
+    assert report["status"] == "skipped" and report["reason"] == r.reason
+
+
+# -- in process: ops the suite lacks ------------------------------------------------------
+class RMSNorm(torch.nn.Module):
+    def forward(self, x: torch.Tensor, w: torch.Tensor) -> tuple:
+        v = x.pow(2).mean(-1, keepdim=True)
+        return (w * (x * torch.rsqrt(v + 1e-6)),)
+
+
+class Activations(torch.nn.Module):
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> tuple:
+        a = torch.nn.functional.silu(x) * torch.sigmoid(y) + torch.tanh(x)
+        b = torch.nn.functional.gelu(a, approximate="tanh") / (torch.exp(y) + 1.0)
+        c = torch.clamp(b, -0.5, 0.75) - torch.sqrt(y * y + 1.0)
+        return (torch.nn.functional.hardtanh(c * 3.0, 0.0, 6.0), a)
+
+
+class MaskedSoftmax(torch.nn.Module):
+    def forward(self, scores: torch.Tensor, mask: torch.Tensor) -> tuple:
+        p = torch.nn.functional.softmax(scores / 8.0 + mask, dim=-1)
+        return (p, p.sum(-1), (scores - scores.mean(dim=-1, keepdim=True)).float())
+
+
+class TransposedInput(torch.nn.Module):
+    def forward(self, x: torch.Tensor, w: torch.Tensor, b: torch.Tensor) -> tuple:
+        h = x.transpose(1, 2).unsqueeze(0)  # [1, B, T, C] from [B, C, T]
+        y = torch.nn.functional.layer_norm(h.squeeze(0) * 2.0, (24,), w, b, 1e-5)
+        return (y.flatten(0, 1).relu(),)
+
+
+def _inputs(module: torch.nn.Module, dtype: torch.dtype) -> list[torch.Tensor]:
+    g = torch.Generator().manual_seed(0)
+
+    def r(*shape: int) -> torch.Tensor:
+        return torch.randn(*shape, generator=g).to(dtype)
+
+    if isinstance(module, RMSNorm):
+        return [r(2, 5, 48), r(48)]
+    if isinstance(module, Activations):
+        return [r(3, 7, 16), r(7, 1)]
+    if isinstance(module, MaskedSoftmax):
+        return [r(2, 3, 9, 40), (torch.rand(2, 1, 1, 40, generator=g) > 0.3).to(dtype) * -1e4]
+    return [r(2, 24, 10), r(24), r(24)]
+
+
+@pytest.mark.skipif(not INTERPRETED, reason="runs Triton kernels in process: TRITON_INTERPRET=1")
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=["fp32", "bf16"])
+@pytest.mark.parametrize("module", [RMSNorm(), Activations(), MaskedSoftmax(), TransposedInput()],
+                         ids=["rms_norm", "activations", "masked_softmax", "transposed_input"])
+def test_ops_outside_the_suite(tmp_path: Path, module: torch.nn.Module, dtype: torch.dtype) -> None:
+    args = _inputs(module, dtype)
+    group = select(trace_graph(module, args))
+    assert isinstance(group, Group), group
+    kernel = analyse([group])
+    pass_dir = tmp_path / "pass"
+    pass_dir.mkdir()
+    source = module_source("test", "synth_test_0", kernel, group.source, len(group.inputs))
+    (pass_dir / "synth_test_0.py").write_text(source)
+    (pass_dir / "sorted_output_pass_rule_names.json").write_text('["synth_test_0"]')
+    assert check_pass_dir(pass_dir) == []
+    gm = to_fx(module)
+    report = apply_passes(gm, load_pass_dir(pass_dir))
+    assert report.total == 1
+    with torch.no_grad():
+        out, ref = gm(*args), module(*args)
+    cmp = compare_outputs(list(out), list(ref))
+    assert cmp.tightest_passing_t is not None and cmp.tightest_passing_t <= STRICT_T, cmp
