@@ -100,11 +100,14 @@ def _triton_sides(dev: torch.device, x: torch.Tensor) -> list[Side]:
     sides = []
     if static is not None:  # the C launch alone, arguments prepared: the floor of the path
         c_launch = (getattr(static, "C_impl", None) or torch._C._StaticCudaLauncher)._launch_kernel
-        stream, c_args = torch.cuda.current_stream().cuda_stream, (x, out, x.numel())
+        scratch = sum(bool(getattr(static, f"has_{k}_scratch", False)) for k in ("global", "profile"))
+        types = static.arg_tys + "O" * scratch  # Triton 3.6 kernels take a scratch pointer
+        stream = torch.cuda.current_stream().cuda_stream
+        c_args = (x, out, x.numel(), *([None] * scratch))
 
         def c_only() -> None:
-            c_launch(static.function, grid[0], 1, 1, static.num_warps, static.shared,
-                     static.arg_tys, c_args, stream)  # fmt: skip
+            c_launch(static.function, grid[0], 1, 1, static.num_warps, static.shared, types,
+                     c_args, stream)  # fmt: skip
 
         sides.append(Side("static_c_launch_only_relu", c_only, ()))
     sides += [

@@ -1,0 +1,26 @@
+"""What the driver sends a worker: one variant, one candidate, the parameters and the limits.
+
+Its own module so the driver side (sandbox, evaluator) names it without importing the
+worker's evaluation code.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+
+class WorkerRequest(BaseModel):
+    """One request on the worker's stdin (JSON); the nonce authenticates its reply."""
+
+    graph: str
+    path: str
+    dtype: str
+    device: str
+    seed: int
+    recheck_seed: int
+    candidate: dict
+    parameters: dict
+    with_inductor: bool = False
+    nonce: str = ""
+    parent_netns: str = ""
+    timeout_s: float = 0.0  # the driver's wall-clock limit, kept by the worker too (0: none)
