@@ -219,6 +219,8 @@ def test_prompts_state_contract_task_and_example() -> None:
         "at most 50 turns",
         "Triton interpreter",
         "def fused_add_layer_norm",
+        "from passnet.passes.launch import cached",  # the cheap launch path, taught and shown
+        "@cached\n@triton.jit",
     ):
         assert text in system["content"], text
     body = user["content"]

@@ -121,7 +121,7 @@ class LocalPool:
                     results.put(Outcome(item, None, None, error=f"{type(exc).__name__}: {exc}"))
 
         # Daemon threads: on Ctrl-C the driver stops at once; a worker process already
-        # started finishes on its own and its result is dropped (the item stays pending).
+        # started dies with it (passnet.evaluation.lifetime) and the item stays pending.
         threads = [
             threading.Thread(target=work, args=(i, slot), daemon=True, name=f"passnet-{slot}-{i}")
             for i, slot in enumerate(self.slots[: max(1, len(items))])
