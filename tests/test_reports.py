@@ -154,3 +154,21 @@ def test_suite_table_script_puts_runs_side_by_side(tmp_path):
     assert "b inductor: G-mean 0.500x over 3 correct of 3 measured variants" in out
     missing = subprocess.run(cmd[:2] + [str(tmp_path / "none.db")], capture_output=True, text=True)
     assert missing.returncode != 0 and "no results store" in missing.stderr
+
+
+def test_interpreter_timings_never_reach_the_speedup_columns(tmp_path):
+    """A pass timed in Triton's interpreter (CPU) has no speed: its 0.002x is not a speedup."""
+
+    def interpreted(item):
+        v = scripted_speedups(item)
+        if item.candidate.spec.kind == "pass":
+            v.speedup, v.timing_meaningful = 0.002, False
+        return v
+
+    suite = make_suite(tmp_path)
+    with Store(tmp_path / "s.db") as st:
+        rid = run(st, suite, "eager", PASS, script=interpreted)
+        r = rows(build_leaderboard(st, [rid]))["pass"]
+    assert r["AS"] == pytest.approx(1.0)  # correct everywhere, scored as speedup 1.0
+    assert r["gmean_vs_eager"] is None and r["task_gmean_vs_eager"] == {
+        "task_a": None, "task_b": None}  # fmt: skip

@@ -202,7 +202,7 @@ def _row(
         if v.speedup_vs_inductor is None and v.speedup and base:
             v.speedup_vs_inductor = v.speedup / base[0]
             sources.add(base[1])
-        if v.status is Status.OK and v.speedup:
+        if v.status is Status.OK and v.speedup and v.timing_meaningful:  # interpreter: no speed
             row.speedups.append(v.speedup)
             if v.speedup_vs_inductor:
                 row.speedups_vs_inductor.append(v.speedup_vs_inductor)
@@ -212,7 +212,9 @@ def _row(
         row.scores = suite_scores(list(tasks.values()), b=b, p=p)
         row.task_as = dict(zip(tasks, row.scores["task_AS"], strict=True))
         for name, vs in tasks.items():
-            row.task_speedups[name] = [v.speedup for v in vs if v.status is Status.OK and v.speedup]
+            row.task_speedups[name] = [
+                v.speedup for v in vs if v.status is Status.OK and v.speedup and v.timing_meaningful
+            ]
             row.task_sizes[name] = len(vs)
     return row
 
