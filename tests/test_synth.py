@@ -57,6 +57,9 @@ FAMILIES = [  # task, dtypes of the cut, what it covers
      "LN written through view/pad/transpose/contiguous"),
     ("fusible_group_norm_gelu_4d7b3d1e", ("float32",), "group_norm (groups == channels) + gelu"),
     ("fusible_contiguous_reshape_7b1ac56d", ("float32",), "layout-only copy"),
+    ("fusible_add_getitem_layer_norm_b9473b14", ("bfloat16",),
+     "two phases: residual sum, LN of its first token (select)"),
+    ("fusible_mul_getitem_neg_0a75b2a9", ("float32",), "two phases: product, negated slice"),
 ]
 
 
@@ -127,6 +130,12 @@ class TransposedInput(torch.nn.Module):
         return (y.flatten(0, 1).relu(),)
 
 
+class Slices(torch.nn.Module):
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> tuple:
+        a = torch.relu(x[:, -4:] * y)  # negative start: [2, 4, 40]
+        return (a, x[:, 1, None] - y)  # select and new axis: [2, 1, 40], a phase of its own
+
+
 def _inputs(module: torch.nn.Module, dtype: torch.dtype) -> list[torch.Tensor]:
     g = torch.Generator().manual_seed(0)
 
@@ -137,6 +146,8 @@ def _inputs(module: torch.nn.Module, dtype: torch.dtype) -> list[torch.Tensor]:
         return [r(2, 5, 48), r(48)]
     if isinstance(module, Activations):
         return [r(3, 7, 16), r(7, 1)]
+    if isinstance(module, Slices):
+        return [r(2, 6, 40), r(40)]
     if isinstance(module, MaskedSoftmax):
         return [r(2, 3, 9, 40), (torch.rand(2, 1, 1, 40, generator=g) > 0.3).to(dtype) * -1e4]
     return [r(2, 24, 10), r(24), r(24)]
@@ -144,8 +155,9 @@ def _inputs(module: torch.nn.Module, dtype: torch.dtype) -> list[torch.Tensor]:
 
 @pytest.mark.skipif(not INTERPRETED, reason="runs Triton kernels in process: TRITON_INTERPRET=1")
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=["fp32", "bf16"])
-@pytest.mark.parametrize("module", [RMSNorm(), Activations(), MaskedSoftmax(), TransposedInput()],
-                         ids=["rms_norm", "activations", "masked_softmax", "transposed_input"])
+@pytest.mark.parametrize(
+    "module", [RMSNorm(), Activations(), MaskedSoftmax(), TransposedInput(), Slices()],
+    ids=["rms_norm", "activations", "masked_softmax", "transposed_input", "slices"])
 def test_ops_outside_the_suite(tmp_path: Path, module: torch.nn.Module, dtype: torch.dtype) -> None:
     args = _inputs(module, dtype)
     group = select(trace_graph(module, args))

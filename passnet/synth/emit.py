@@ -8,7 +8,9 @@ programs under Triton's interpreter (CPU) and BLOCK_M x BLOCK_N = 4096 tiles on 
 
 from __future__ import annotations
 
-from passnet.synth.lower import Kernel
+import re
+
+from passnet.synth.kernel import Kernel
 from passnet.synth.shapes import prod
 
 _HEADER = '''"""{title}
@@ -51,6 +53,12 @@ def _tuple(items: list[str]) -> str:
     return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
 
 
+# per-phase names: Triton merges a name assigned in both branches of an `if`, so each phase's
+# index and mask variables get the phase's suffix (not the `mask=` keyword of load/store)
+_PHASE_NAMES = re.compile(r"\b(BLOCK_M|BLOCK_N|BLOCK|numel|n_rows|offs|rows|cols|rmask|cmask|mask)"
+                          r"\b(?!=)")
+
+
 def _kernel_source(name: str, k: Kernel) -> tuple[str, list[str]]:
     """The kernel and the wrapper's launch arguments, in parameter order."""
     params = [f"x{j}" for j in k.pointers] + [f"y{i}" for i in range(len(k.outputs))]
@@ -61,15 +69,62 @@ def _kernel_source(name: str, k: Kernel) -> tuple[str, list[str]]:
     for pname, (j, d) in k.strides.items():
         params.append(pname)
         args.append(f"(t{j}[{d}] if s{j}[{d}] != 1 else 0)")
-    if k.mode == "flat":
-        params += ["numel", "BLOCK: tl.constexpr"]
-        args += ["numel", "BLOCK=BLOCK"]
-    else:
-        params += ["n_rows", "BLOCK_M: tl.constexpr", "BLOCK_N: tl.constexpr"]
-        args += ["n_rows", "BLOCK_M=BLOCK_M", "BLOCK_N=BLOCK_N"]
+    multi = len(k.phases) > 1
+    consts = []
+    for i, ph in enumerate(k.phases):
+        sfx = f"_{i}" if multi else ""
+        size = f"numel{sfx}" if ph.mode == "flat" else f"n_rows{sfx}"
+        params.append(size)
+        args.append(size)
+        blocks = [f"BLOCK{sfx}"] if ph.mode == "flat" else [f"BLOCK_M{sfx}", f"BLOCK_N{sfx}"]
+        consts += blocks
+    for i in range(1, len(k.phases)):
+        params.append(f"P{i}")
+        args.append(" + ".join(f"g{j}" for j in range(i)))
+    params += [f"{c}: tl.constexpr" for c in consts]
+    args += [f"{c}={c}" for c in consts]
+    body = ["pid = tl.program_id(0)"]
+    for i, ph in enumerate(k.phases):
+        lines = [line.replace("PID", "pid" if i == 0 else f"(pid - P{i})") for line in ph.lines]
+        if not multi:
+            body += lines
+            continue
+        lines = [_PHASE_NAMES.sub(rf"\1_{i}", line) for line in lines]
+        head = "else:" if i == len(k.phases) - 1 else (
+            "if pid < P1:" if i == 0 else f"elif pid < P{i + 1}:")
+        body += [head] + [f"    {line}" for line in lines]
     head = f"@cached\n@triton.jit\ndef {name}(\n" + "".join(f"    {p},\n" for p in params)
-    body = "".join(f"    {line}\n" for line in k.body)
-    return f"{head}):\n{body}", args
+    return head + "):\n" + "".join(f"    {line}\n" for line in body), args
+
+
+def _grid_lines(fname: str, k: Kernel) -> list[str]:
+    """Per phase: its size, block sizes and program count ``g<i>``."""
+    lines = []
+    multi = len(k.phases) > 1
+    for i, ph in enumerate(k.phases):
+        sfx = f"_{i}" if multi else ""
+        dom = ph.domain
+        if ph.mode == "flat":
+            lines.append(f"    numel{sfx} = {prod(dom, k.shapes.n).expr}")
+            lines.append(f"    BLOCK{sfx} = 1024 if in0.is_cuda else min(triton.next_power_of_2("
+                         f"numel{sfx}), 65536)")
+            lines.append(f"    g{i} = triton.cdiv(numel{sfx}, BLOCK{sfx})")
+            continue
+        n = dom[-1]
+        lines.append(f"    n_rows{sfx} = {prod(dom[:-1], k.shapes.n).expr}")
+        if n.literal is not None:
+            lines.append(f"    BLOCK_N{sfx} = {1 << max(n.literal - 1, 0).bit_length()}")
+        else:
+            lines.append(f"    BLOCK_N{sfx} = triton.next_power_of_2({n.expr})")
+            lines.append(f"    if BLOCK_N{sfx} > 32768:")
+            lines.append(f'        raise ValueError("{fname}: rows longer than 32768 elements")')
+        lines.append("    if in0.is_cuda:")
+        lines.append(f"        BLOCK_M{sfx} = max(1, min(64, 4096 // BLOCK_N{sfx}))")
+        lines.append("    else:")
+        lines.append(f"        BLOCK_M{sfx} = max(1, min(triton.next_power_of_2(n_rows{sfx}), "
+                     f"65536 // BLOCK_N{sfx}))")
+        lines.append(f"    g{i} = triton.cdiv(n_rows{sfx}, BLOCK_M{sfx})")
+    return lines
 
 
 def _wrapper_source(fname: str, kname: str, k: Kernel, n_inputs: int, args: list[str]) -> str:
@@ -91,24 +146,9 @@ def _wrapper_source(fname: str, kname: str, k: Kernel, n_inputs: int, args: list
         dtype = shapes.dtypes[node].python()
         lines.append(f"    y{i} = torch.empty({dims}, dtype={dtype}, device=in0.device)")
         outs.append(f"y{i}")
-    dom = k.domain
-    if k.mode == "flat":
-        lines.append(f"    numel = {prod(dom, shapes.n).expr}")
-        lines.append("    BLOCK = 1024 if in0.is_cuda else min(triton.next_power_of_2(numel), 65536)")
-        size = "numel"
-        grid = "triton.cdiv(numel, BLOCK)"
-    else:
-        lines.append(f"    n_rows = {prod(dom[:-1], shapes.n).expr}")
-        lines.append(f"    BLOCK_N = triton.next_power_of_2({dom[-1].expr})")
-        lines.append("    if BLOCK_N > 32768:")
-        lines.append(f'        raise ValueError("{fname}: rows longer than 32768 elements")')
-        lines.append("    if in0.is_cuda:")
-        lines.append("        BLOCK_M = max(1, min(64, 4096 // BLOCK_N))")
-        lines.append("    else:")
-        lines.append("        BLOCK_M = max(1, min(triton.next_power_of_2(n_rows), 65536 // BLOCK_N))")
-        size = "n_rows"
-        grid = "triton.cdiv(n_rows, BLOCK_M)"
-    lines.append(f"    if {size} > 0:")
+    lines += _grid_lines(fname, k)
+    grid = " + ".join(f"g{i}" for i in range(len(k.phases)))
+    lines.append(f"    if {grid} > 0:")
     lines.append(f"        {kname}[({grid},)](")
     lines += [f"            {a}," for a in args]
     lines.append("        )")
@@ -121,7 +161,10 @@ def module_source(task: str, fname: str, k: Kernel, pattern: str, n_inputs: int)
     kname = f"_{fname}_kernel"
     chain = " -> ".join(dict.fromkeys(k.ops))
     title = f"{chain}: {len(k.ops)} ops fused into one Triton kernel."
-    out = _HEADER.format(title=title, task=task, mode=k.mode, mode_doc=_MODE_DOC[k.mode])
+    modes = [ph.mode for ph in k.phases]
+    mode = modes[0] if len(modes) == 1 else f"{len(modes)} phases, " + "/".join(modes)
+    doc = "; ".join(dict.fromkeys(_MODE_DOC[m] for m in modes))
+    out = _HEADER.format(title=title, task=task, mode=mode, mode_doc=doc)
     params = ", ".join(f"in{j}" for j in range(n_inputs))
     out += pattern + "\n\n"
     out += f"def replacement_args({params}):\n    return {_tuple([f'in{j}' for j in range(n_inputs)])}\n\n\n"

@@ -6,7 +6,7 @@ compute node is classified (:func:`passnet.synth.ops.classify`); candidate group
 consecutive supported nodes in graph order, so an unsupported leading op (conv2d, linear,
 attention) stays outside and its result becomes a pattern input, and an unsupported tail
 (pooling, argmax) reads the group's output. Trailing pure views stay outside too: eager runs
-them as views anyway. The largest candidate (most kernels eager would launch) that lowers to
+them as views anyway, and so do views of inputs that only leave the group. The largest candidate (most kernels eager would launch) that lowers to
 one kernel wins.
 """
 
@@ -23,7 +23,8 @@ from torch.fx.passes.shape_prop import ShapeProp, TensorMetadata
 from passnet.dataset.task import Variant
 from passnet.graph.sample import load_module, load_sample, materialize
 from passnet.passes.matcher import to_fx
-from passnet.synth.lower import Builder, Kernel
+from passnet.synth.kernel import Kernel, build
+from passnet.synth.lower import Builder
 from passnet.synth.ops import VIEWS, Op, classify
 from passnet.synth.pattern import pattern_source
 from passnet.synth.shapes import FLOATS, Dim, DType, Shapes, Unfusable, infer_dtype, infer_node
@@ -122,10 +123,17 @@ def make_group(traced: Traced, nodes: list[Node]) -> Group | str:
 
 
 def _trim(run: list[Node], ops: dict[Node, Op | str]) -> list[Node]:
+    """Without the views (and eval dropouts) whose users are all outside: eager runs those
+    as views of the group's outputs or inputs anyway, and a kernel would have to copy them."""
     out = list(run)
-    while out and (ops[out[-1]].kind in VIEWS or ops[out[-1]].name == "dropout"):  # type: ignore[union-attr]
-        out.pop()
-    return out
+    while True:
+        inside = set(out)
+        drop = next((n for n in reversed(out) if (ops[n].kind in VIEWS or  # type: ignore[union-attr]
+                     ops[n].name == "dropout") and not any(u in inside for u in n.users)),  # type: ignore[union-attr]
+                    None)  # fmt: skip
+        if drop is None:
+            return out
+        out.remove(drop)
 
 
 def candidates(traced: Traced) -> Iterator[list[Node]]:
@@ -180,7 +188,7 @@ def analyse(groups: list[Group]) -> Kernel:
         if expected != dtype.vals:
             raise Unfusable(f"dtype rule for {ops[node].name} disagrees with the graph")
         shapes.dtypes[node] = dtype
-    return Builder(g0.nodes, ops, g0.inputs, g0.outputs, shapes).build()
+    return build(Builder(g0.nodes, ops, g0.inputs, g0.outputs, shapes))
 
 
 def select(traced: Traced) -> Group | str:

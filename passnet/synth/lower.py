@@ -19,32 +19,15 @@ where eager materialises them, so float16/bfloat16 results match eager's roundin
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 from torch.fx import Node
 
 from passnet.synth.emit_ops import norm, pointwise, reduce_row
-from passnet.synth.ops import REDUCTIONS, Op
+from passnet.synth.ops import Op
 from passnet.synth.shapes import Dim, Shapes, Unfusable
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 Map = tuple[str, ...]
-
-
-@dataclass
-class Kernel:
-    """What :mod:`passnet.synth.emit` needs to write the kernel and its wrapper."""
-
-    mode: str  # "flat" or "row"
-    body: list[str]
-    pointers: list[int]  # replacement inputs passed as pointers, by index
-    ints: dict[str, str]  # kernel int parameter -> wrapper expression
-    strides: dict[str, tuple[int, int]]  # kernel stride parameter -> (input, dim)
-    domain: list[Dim]
-    inputs: list[Node]
-    outputs: list[Node]
-    shapes: Shapes
-    ops: list[str] = field(default_factory=list)  # op names, for the docstring
 
 
 class Builder:
@@ -55,17 +38,21 @@ class Builder:
         self.nodes, self.ops, self.inputs, self.outputs = nodes, ops, inputs, outputs
         self.index = {n: i for i, n in enumerate(inputs)}
         self.shapes = shapes
+        self.ints: dict[str, str] = {}  # shared by every phase: kernel parameters
+        self.strides: dict[str, tuple[int, int]] = {}
+        self.pointers: set[int] = set()
+        self.count = 0
+        self.start_phase("flat", [])
+
+    def start_phase(self, mode: str, domain: list[Dim]) -> None:
+        """Forget every value: a phase iterates over its own domain (see kernel.py)."""
+        self.mode, self.domain = mode, domain
         self.lines: list[str] = []
         self.exprs: dict[str, str] = {}
         self.col_vars: set[str] = {"cols"}
         self.row_vars: set[str] = {"rows"}
-        self.ints: dict[str, str] = {}
-        self.strides: dict[str, tuple[int, int]] = {}
-        self.pointers: set[int] = set()
         self.values: dict[tuple[Node, Map], str] = {}
         self.first_map: dict[Node, Map] = {}
-        self.mode = "row" if any(ops[n].kind in REDUCTIONS for n in nodes) else "flat"
-        self.domain: list[Dim] = []
 
     # -- expressions -------------------------------------------------------------------
     def let(self, expr: str) -> str:
@@ -73,7 +60,8 @@ class Builder:
             return self.exprs[expr]
         if _IDENT.fullmatch(expr) or expr == "0":
             return expr
-        name = f"t{len(self.exprs)}"
+        name = f"t{self.count}"
+        self.count += 1
         self.exprs[expr] = name
         self.lines.append(f"{name} = {expr}")
         idents = set(_IDENT.findall(expr))
@@ -149,6 +137,26 @@ class Builder:
         else:
             mid = self.unravel(self.ravel(m[p : len(m) - s], mid_src), mid_dst)
         return tuple(m[:p]) + tuple(mid) + tuple(m[len(m) - s :])
+
+    def index_map(self, m: Map, op: Op, src: list[Dim]) -> Map:
+        """Coordinates in ``x`` of element ``m`` of ``x[index]`` (basic indexing)."""
+        res: list[str] = []
+        i = 0  # position in m
+        for item in op.attrs["index"]:
+            d = src[len(res)] if len(res) < len(src) else None
+            if item is None:
+                i += 1
+            elif isinstance(item, int):
+                k = item if item >= 0 else None
+                res.append(str(k) if k else "0" if k == 0 else
+                           self.let(f"{self.dim(d)} - {-item}"))  # type: ignore[arg-type]
+            else:
+                start = item.start or 0
+                first = str(start) if start >= 0 else self.let(f"{self.dim(d)} - {-start}")  # type: ignore[arg-type]
+                tok = m[i] if first == "0" else self.let(f"{m[i]} + {first}")
+                res.append(tok)
+                i += 1
+        return tuple(res)
 
     def broadcast(self, m: Map, out: list[Dim], operand: Node) -> Map:
         dims = self.shapes.dims[operand]
@@ -241,6 +249,8 @@ class Builder:
             for i, p in enumerate(op.attrs["perm"]):
                 src[p] = m[i]
             return self.value(x, tuple(src))
+        if op.kind == "getitem":
+            return self.value(x, self.index_map(m, op, self.shapes.dims[x]))
         if op.kind == "unsqueeze":
             d = op.attrs["dim"]
             return self.value(x, m[:d] + m[d + 1 :])
@@ -268,72 +278,3 @@ class Builder:
         channel = (m[-1],) if op.kind == "ln" else (m[1],)
         params = [self.param(a, channel) for a in op.args[1:]]
         return self.round(reduce_row(self, op, v, params), node)
-
-    # -- driver ----------------------------------------------------------------------------
-    def sinks(self) -> list[Node]:
-        inside = set(self.nodes)
-        return [n for n in self.outputs if not any(u in inside for u in n.users)]
-
-    def build(self) -> Kernel:
-        sinks = self.sinks()
-        if not sinks:
-            raise Unfusable("no output of the group is its last value")
-        doms = []
-        for s in sinks:
-            op = self.ops[s]
-            doms.append(self.shapes.dims[op.args[0]] if op.kind in ("mean", "sum") else
-                        self.shapes.dims[s])  # fmt: skip
-        self.domain = doms[0]
-        for d in doms[1:]:
-            if len(d) != len(self.domain) or not all(map(self.shapes.equal, d, self.domain)):
-                raise Unfusable("outputs of different shapes")
-        if not self.domain:
-            raise Unfusable("a scalar result")
-        base = self._base()
-        for s in sinks:
-            op = self.ops[s]
-            if op.kind in ("mean", "sum"):
-                m = base[:-1] + (("0",) if op.attrs["keepdim"] else ())
-            else:
-                m = base
-            self.value(s, m)
-        for i, o in enumerate(self.outputs):
-            self._store(i, o, self.first_map[o])
-        return Kernel(self.mode, self.lines, sorted(self.pointers), self.ints, self.strides,
-                      self.domain, self.inputs, self.outputs, self.shapes,
-                      [self.ops[n].name for n in self.nodes])  # fmt: skip
-
-    def _base(self) -> Map:
-        lines = self.lines
-        if self.mode == "flat":
-            lines.append("offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)")
-            lines.append("mask = offs < numel")
-            return tuple(self.unravel("offs", self.domain))
-        lines.append("rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)[:, None]")
-        lines.append("cols = tl.arange(0, BLOCK_N)[None, :]")
-        lines.append("rmask = rows < n_rows")
-        lines.append(f"cmask = cols < {self.dim(self.domain[-1])}")
-        lines.append("mask = rmask & cmask")
-        return tuple(self.unravel("rows", self.domain[:-1])) + ("cols",)
-
-    def _store(self, i: int, node: Node, m: Map) -> None:
-        dims = self.shapes.dims[node]
-        total = self.shapes.numel(node).vals
-        dom = [_count(self.domain, k) for k in range(self.shapes.n)]
-        if any(t > d for t, d in zip(total, dom, strict=True)):
-            raise Unfusable(f"output '{node.name}' is larger than the kernel's domain")
-        v = self.value(node, m)
-        off = self.ravel(m, dims)
-        if off == "0":
-            raise Unfusable(f"output '{node.name}' is a single element")
-        mask = self.mask(m)
-        if mask == "cmask":
-            raise Unfusable(f"output '{node.name}' does not depend on the row")
-        self.lines.append(f"tl.store(y{i} + {off}, {v}.to(y{i}.dtype.element_ty), mask={mask})")
-
-
-def _count(dims: list[Dim], k: int) -> int:
-    out = 1
-    for d in dims:
-        out *= d.vals[k]
-    return out

@@ -21,7 +21,7 @@ from torch.fx import Node
 from passnet.passes.matcher import _key as canonical_name  # the matcher's own op naming
 
 REDUCTIONS = frozenset({"ln", "gn", "softmax", "mean", "sum"})
-VIEWS = frozenset({"reshape", "permute", "unsqueeze", "squeeze"})
+VIEWS = frozenset({"reshape", "permute", "unsqueeze", "squeeze", "getitem"})
 _F = "torch.nn.functional."
 
 
@@ -254,7 +254,36 @@ def _view(key: str, node: Node, rank: int) -> Op | str | None:
             return f"{name} without one dim"
         out_rank = rank + 1 if name == "unsqueeze" else rank
         return Op(name, name, [b["input"]], {"dim": b["dim"] % out_rank})
+    if key == "operator.getitem":
+        return _getitem(node, rank)
     return None
+
+
+def _getitem(node: Node, rank: int) -> Op | str:
+    """Basic indexing (ints, unit-step slices, None, ...) with Ellipsis expanded and every
+    dim of the source named, so the kernel maps coordinates item by item."""
+    index = node.args[1] if len(node.args) == 2 else None
+    items = list(index) if isinstance(index, tuple) else [index]
+    if any(isinstance(i, Node) or isinstance(i, (list, torch.Tensor)) for i in items):
+        return "getitem with tensor indices"
+    for i in items:
+        if isinstance(i, slice) and not (i.step in (None, 1) and all(
+                v is None or (isinstance(v, int) and not isinstance(v, bool))
+                for v in (i.start, i.stop))):  # fmt: skip
+            return "getitem with a step or computed bounds"
+        if not (i is None or i is Ellipsis or isinstance(i, slice) or (
+                isinstance(i, int) and not isinstance(i, bool))):  # fmt: skip
+            return "getitem with unexpected index"
+    used = sum(1 for i in items if i is not None and i is not Ellipsis)
+    if items.count(Ellipsis) > 1 or used > rank:
+        return "getitem with unexpected index"
+    full = slice(None, None, None)
+    if Ellipsis in items:
+        at = items.index(Ellipsis)
+        items[at : at + 1] = [full] * (rank - used)
+    else:
+        items += [full] * (rank - used)
+    return Op("getitem", "getitem", [node.args[0]], {"index": items})
 
 
 def _varargs_fn(node: Node) -> list[Any] | None:

@@ -166,6 +166,50 @@ def _reshape(shapes: Shapes, src: list[Dim], op: Op) -> list[Dim]:
     return out
 
 
+def _bound(shapes: Shapes, d: Dim, v: int | None, default: Dim) -> Dim:
+    """A slice bound as a dim: clamped into [0, d] the way every variant clamps it."""
+    if v is None:
+        return default
+    if v < 0:
+        if not all(x >= -v for x in d.vals):
+            raise Unfusable("getitem bound beyond a dim")
+        if d.literal is None:
+            shapes.guard(f"{d.expr} >= {-v}")
+        return lit(d.literal + v, shapes.n) if d.literal is not None else Dim(
+            f"{d.expr} - {-v}", tuple(x + v for x in d.vals))
+    if all(x >= v for x in d.vals):
+        if d.literal is None:
+            shapes.guard(f"{d.expr} >= {v}")
+        return lit(v, shapes.n)
+    if all(x <= v for x in d.vals):
+        if d.literal is None:
+            shapes.guard(f"{d.expr} <= {v}")
+        return d
+    raise Unfusable("getitem bound inside some variants' dims and beyond others'")
+
+
+def _getitem(shapes: Shapes, src: list[Dim], items: list) -> list[Dim]:
+    out, k = [], 0
+    for item in items:
+        if item is None:
+            out.append(lit(1, shapes.n))
+            continue
+        d = src[k]
+        k += 1
+        if isinstance(item, int):
+            continue
+        zero = lit(0, shapes.n)
+        start, stop = _bound(shapes, d, item.start, zero), _bound(shapes, d, item.stop, d)
+        if start.literal == 0:
+            out.append(stop)
+        elif start.literal is not None and stop.literal is not None:
+            out.append(lit(max(0, stop.literal - start.literal), shapes.n))
+        else:
+            vals = tuple(max(0, b - a) for a, b in zip(start.vals, stop.vals, strict=True))
+            out.append(Dim(f"{atom(stop.expr)} - {atom(start.expr)}", vals))
+    return out
+
+
 def infer_node(shapes: Shapes, node: Node, op: Op) -> list[Dim]:
     """The node's dims from its operands' (rules of the supported ops)."""
     x = shapes.dims[op.args[0]] if isinstance(op.args[0], Node) else []
@@ -185,6 +229,8 @@ def infer_node(shapes: Shapes, node: Node, op: Op) -> list[Dim]:
         return _reshape(shapes, x, op)
     if kind == "permute":
         return [x[p] for p in op.attrs["perm"]]
+    if kind == "getitem":
+        return _getitem(shapes, x, op.attrs["index"])
     if kind == "unsqueeze":
         d = op.attrs["dim"]
         return x[:d] + [lit(1, shapes.n)] + x[d:]
