@@ -22,7 +22,7 @@ import torch
 from test_integrity_runtime import EXPLOITS, HAS_CUDA, bert_variant
 
 from passnet.dataset.task import write_task
-from passnet.evaluation import sandbox
+from passnet.evaluation import forkserver, sandbox
 from passnet.evaluation.evaluator import evaluate_task
 from passnet.evaluation.results import CandidateSpec, Parameters, Status
 from passnet.evaluation.sandbox import (
@@ -54,7 +54,8 @@ def private_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _assert_parent_unharmed(threads_before: int, kids_before: list[int], tmp_root: Path) -> None:
-    assert set(child_pids()) <= set(kids_before), "a worker (or a child of one) is still running"
+    kids = set(child_pids()) - set(forkserver.zygote_pids().values())  # zygotes stay, idle
+    assert kids <= set(kids_before), "a worker (or a child of one) is still running"
     assert threading.active_count() <= threads_before + 1  # reader threads are gone
     assert not list(tmp_root.iterdir()), "a worker's private TMPDIR was left behind"
     x = torch.randn(64, 64)
@@ -185,9 +186,12 @@ def test_worker_enforces_the_policy_itself(tmp_path: Path) -> None:
     assert os.environ.get("TRITON_INTERPRET") in (None, "1")  # parent env untouched
 
 
-def test_spare_workers_are_fresh_and_used_once(tmp_path: Path) -> None:
-    """From a key's second use on, a spare (sandboxed, torch imported, no pass code run) waits;
-    the next request goes to it, and it is never reused."""
+def test_spare_workers_are_fresh_and_used_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without the fork server: from a key's second use on, a spare (sandboxed, torch
+    imported, no pass code run) waits; the next request goes to it, and it is never reused."""
+    monkeypatch.setenv("PASSNET_FORK_SERVER", "0")
     task = tmp_path / "t"
     write_task(task, [bert_variant(tmp_path / "v").path])
     params = QUICK.model_copy(update={"seed": 3})
@@ -222,18 +226,23 @@ def test_spare_workers_are_fresh_and_used_once(tmp_path: Path) -> None:
     assert not Path(spare.tmpdir).exists() and not Path(last.tmpdir).exists()
 
 
-def test_baseline_workers_share_compiler_state_and_pass_workers_do_not(tmp_path, monkeypatch):
-    """A spare for an Inductor baseline imports Inductor while it waits, and baseline workers
-    find Inductor's TMPDIR folder (CPU precompiled headers) linked to the shared cache; eager
-    and pass workers do not preload, and a pass worker's TMPDIR stays wholly private."""
+@pytest.mark.parametrize("fork", ["1", "0"], ids=["forked", "own-process"])
+def test_baseline_workers_share_compiler_state_and_pass_workers_do_not(tmp_path, monkeypatch,
+                                                                       fork):  # fmt: skip
+    """An Inductor baseline worker (its zygote, or a spare) imports Inductor ahead, and
+    baseline workers find Inductor's TMPDIR folder (CPU precompiled headers) linked to the
+    shared cache; eager and pass workers do not preload, and a pass worker's TMPDIR stays
+    wholly private."""
     monkeypatch.setenv("PASSNET_COMPILE_CACHE", str(tmp_path / "cc"))
+    monkeypatch.setenv("PASSNET_FORK_SERVER", fork)
     aff = frozenset(os.sched_getaffinity(0))
     for role, preloads, shares in (
         ("inductor", True, True),
         ("eager", False, True),
         ("pass", False, False),
     ):
-        worker = sandbox._spawn(("cpu", role, None, False, aff))
+        worker = sandbox._take(("cpu", role, None, False, aff))
+        assert isinstance(worker.proc, forkserver.ForkedProcess) is (fork == "1")
         try:
             assert ("--preload-inductor" in worker.proc.args) is preloads
             links = [p for p in Path(worker.tmpdir).iterdir() if p.is_symlink()]
@@ -245,6 +254,7 @@ def test_baseline_workers_share_compiler_state_and_pass_workers_do_not(tmp_path,
         finally:
             worker.discard()
     assert (tmp_path / "cc" / "tmp").is_dir()  # discarding a worker leaves the shared folder
+    forkserver.stop_all()  # zygotes of this test's environment
     code = (
         "import sys; from passnet.evaluation.worker import preload; "
         "preload({}); print('torch._inductor.compile_fx' in sys.modules)"

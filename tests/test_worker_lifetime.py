@@ -1,9 +1,10 @@
 """Workers die with the driver that started them, keep their own time limit, and leave no TMPDIR.
 
 Real processes throughout: a small driver script (``_DRIVER``) calls ``sandbox.run_worker`` or
-keeps spare workers, in a child process of the test; the test kills or freezes that driver and
+keeps idle workers, in a child process of the test; the test kills or freezes that driver and
 then scans /proc for worker processes carrying a marker unique to the test (an environment
-variable the workers inherit). Once, a worker spinning in a hanging pass outlived a killed
+variable the workers inherit): workers, their guardians, their zygote (the fork server,
+``PASSNET_FORK_SERVER=1``, the default) and what their passes started. Once, a worker spinning in a hanging pass outlived a killed
 ``passnet bench`` by 30 minutes, with its private TMPDIR left behind.
 """
 
@@ -44,7 +45,7 @@ elif sys.argv[2] == "pool":  # as in passnet bench: the worker runs from a daemo
     threading.Thread(target=sandbox.run_worker, args=(request, 60.0), daemon=True).start()
     while True:
         time.sleep(1)
-else:  # idle workers: two taken, and the spare the second take starts ahead
+else:  # idle workers: two taken, and the spare the second take starts ahead (no zygote)
     key = ("cpu", "eager", None, False, frozenset(os.sched_getaffinity(0)))
     with sandbox.spare_workers():
         taken = [sandbox._take(key), sandbox._take(key)]
@@ -71,11 +72,14 @@ def _marked(token: str, driver: int) -> list[int]:
         if not entry.name.isdigit() or int(entry.name) == driver:
             continue
         try:
-            environ = (entry / "environ").read_bytes()
-            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+            state, ppid = (entry / "stat").read_text().rsplit(")", 1)[1].split()[:2]
+            try:
+                mine = f"{MARK}={token}".encode() in (entry / "environ").read_bytes()
+            except PermissionError:  # a zygote is not dumpable: only root reads its environ
+                mine = int(ppid) == driver
         except OSError:
             continue
-        if f"{MARK}={token}".encode() in environ and state != "Z":
+        if mine and state != "Z":
             found.append(int(entry.name))
     return found
 
@@ -97,6 +101,7 @@ class _Driver:
     """The driver process of one test, and the cleanup of whatever it and its workers left."""
 
     def __init__(self, tmp_path: Path, args: list[str], **env: str) -> None:
+        self.forked = env.get("PASSNET_FORK_SERVER", "1") == "1"
         self.token = uuid.uuid4().hex
         self.tmp_root = tmp_path / "tmp"
         self.tmp_root.mkdir()
@@ -106,11 +111,16 @@ class _Driver:
             [sys.executable, str(script), str(self.tmp_root), *args],
             stdout=subprocess.PIPE,
             cwd=ROOT,
-            env={**os.environ, MARK: self.token, "PASSNET_SPARE_WORKERS": "1", **env},
+            env={**os.environ, MARK: self.token, "PASSNET_SPARE_WORKERS": "1",
+                 "PASSNET_FORK_SERVER": "1", **env},  # fmt: skip
         )
 
     def workers(self) -> list[int]:
         return _marked(self.token, self.proc.pid)
+
+    def named(self, name: str) -> list[int]:
+        """Its processes named ``name`` (``passnet-worker``, ``-guard``, ``-zygote``)."""
+        return [p for p in self.workers() if _comm(p) == name]
 
     def kill(self, sig: int = signal.SIGKILL) -> None:
         os.kill(self.proc.pid, sig)
@@ -162,30 +172,33 @@ def _spinning(driver: _Driver) -> bool:
 
 
 @pytest.mark.parametrize(
-    "pdeathsig, guardian",
-    [("1", True), ("0", True), ("1", False)],
-    ids=["both", "guardian-alone", "pdeathsig-alone"],
+    "pdeathsig, guardian, fork",
+    [("1", True, "1"), ("0", True, "1"), ("1", False, "1"), ("1", True, "0")],
+    ids=["both", "guardian-alone", "pdeathsig-alone", "both-no-fork-server"],
 )
 def test_a_hanging_worker_dies_with_its_killed_driver(
-    tmp_path: Path, pdeathsig: str, guardian: bool
+    tmp_path: Path, pdeathsig: str, guardian: bool, fork: str
 ) -> None:
-    """``kill -9`` of the driver while its worker spins: the worker, the process its pass
-    started and its TMPDIR are gone within seconds, long before its 60 s limit. Each defence
-    suffices for the worker: the guardian where no parent-death signal exists
-    (``PASSNET_WORKER_PDEATHSIG=0``), the signal with the guardian killed first (the TMPDIR
-    and the pass's child are then the guardian's loss)."""
+    """``kill -9`` of the driver while its worker spins: the worker, its zygote, the process
+    its pass started and its TMPDIR are gone within seconds, long before its 60 s limit. Each
+    defence suffices for the worker: the guardian where no parent-death signal exists
+    (``PASSNET_WORKER_PDEATHSIG=0``: the zygote ends on the EOF of its control socket), the
+    signal with the guardian killed first (the TMPDIR and the pass's child are then the
+    guardian's loss)."""
     request = _hang_request(tmp_path)
-    driver = _Driver(tmp_path, ["run", str(request), "60"], PASSNET_WORKER_PDEATHSIG=pdeathsig)
+    driver = _Driver(tmp_path, ["run", str(request), "60"], PASSNET_WORKER_PDEATHSIG=pdeathsig,
+                     PASSNET_FORK_SERVER=fork)  # fmt: skip
     try:
         _spinning(driver)
         worker = _child_of(driver)
+        assert len(driver.named("passnet-zygote")) == (1 if driver.forked else 0)
         if not guardian:
-            # the guardian leads a process group of its own; the pass's child is in the worker's
-            (guard,) = [p for p in driver.workers() if p != worker and os.getpgid(p) == p]
+            (guard,) = driver.named("passnet-guard")
             os.kill(guard, signal.SIGKILL)
             assert _wait(lambda: guard not in driver.workers(), 2)
         driver.kill()
         assert _wait(lambda: worker not in driver.workers(), 5), "the worker still runs"
+        assert _wait(lambda: not driver.named("passnet-zygote"), 5), "the zygote still runs"
         if guardian:
             assert _wait(lambda: not driver.workers(), 5), f"still running: {driver.workers()}"
             assert _wait(lambda: not _worker_dirs(driver.tmp_root), 2), _worker_dirs(
@@ -210,22 +223,28 @@ def test_ctrl_c_of_a_driver_running_workers_from_pool_threads(tmp_path: Path) ->
         driver.close()
 
 
+@pytest.mark.parametrize("fork", ["1", "0"], ids=["forked", "spares"])
 @pytest.mark.parametrize("when", ["idle", "starting"])
-def test_idle_workers_and_spares_die_with_their_killed_driver(tmp_path: Path, when: str) -> None:
-    """Workers waiting for a request (two taken, one spare started ahead), or still starting
-    (the driver killed as soon as they are forked), die with the driver and remove their
-    TMPDIRs; the shared Inductor folder linked into them stays intact."""
+def test_idle_workers_and_spares_die_with_their_killed_driver(
+    tmp_path: Path, when: str, fork: str
+) -> None:
+    """Workers waiting for a request (two taken, forked from their zygote, or started on
+    their own with one spare started ahead), or still starting (the driver killed as soon as
+    they are forked), die with the driver, as does their zygote, and remove their TMPDIRs; the
+    shared Inductor folder linked into them stays intact."""
     shared = tmp_path / "cc"
     (shared / "tmp").mkdir(parents=True)
     (shared / "tmp" / "headers.gch").write_text("precompiled")
-    driver = _Driver(tmp_path, ["idle"], PASSNET_COMPILE_CACHE=str(shared))
+    driver = _Driver(tmp_path, ["idle"], PASSNET_COMPILE_CACHE=str(shared),
+                     PASSNET_FORK_SERVER=fork)  # fmt: skip
     try:
         assert driver.proc.stdout is not None and driver.proc.stdout.readline() == b"ready\n"
         if when == "idle":
             links = [p for d in _worker_dirs(driver.tmp_root) for p in d.iterdir()
                      if p.is_symlink()]  # fmt: skip
-            assert len(links) == 3  # baseline workers share Inductor's TMPDIR folder
+            assert len(links) == (2 if driver.forked else 3)  # all share Inductor's folder
             _wait(lambda: _idle(driver.workers()), 60)  # past torch's import, reading stdin
+            assert len(driver.named("passnet-zygote")) == (1 if driver.forked else 0)
         driver.kill()
         assert _wait(lambda: not driver.workers(), 5), f"still running: {driver.workers()}"
         assert _wait(lambda: not _worker_dirs(driver.tmp_root), 2), _worker_dirs(driver.tmp_root)
@@ -280,16 +299,20 @@ def test_a_frozen_driver_cannot_keep_a_hanging_worker_alive(tmp_path: Path) -> N
         driver.close()
 
 
+def _comm(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
+
+
 def _child_of(driver: _Driver) -> int:
-    """The worker the driver started (its direct child among the marked processes)."""
-    for pid in driver.workers():
-        try:
-            ppid = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
-        except (OSError, ValueError):
-            continue
-        if ppid == driver.proc.pid:
-            return pid
-    raise AssertionError(f"no worker of driver {driver.proc.pid} found")
+    """The worker the driver started (forked by its zygote, or its direct child)."""
+    workers = driver.named("passnet-worker")
+    assert len(workers) == 1, f"no single worker of driver {driver.proc.pid}: {workers}"
+    ppid = int(Path(f"/proc/{workers[0]}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    assert _comm(ppid) == "passnet-zygote" if driver.forked else ppid == driver.proc.pid
+    return workers[0]
 
 
 def test_a_worker_killed_from_outside_is_not_called_out_of_memory(tmp_path: Path) -> None:
@@ -310,13 +333,18 @@ def test_a_worker_killed_from_outside_is_not_called_out_of_memory(tmp_path: Path
         driver.close()
 
 
-def test_workers_outlive_the_thread_that_asked_and_keep_its_cpus(tmp_path: Path) -> None:
-    """The parent-death signal follows the thread that forked a worker, and pool threads end
-    while spares they started are still in use: a worker asked for by a short-lived thread
-    pinned to one CPU lives on after that thread ends, pinned to that CPU."""
+@pytest.mark.parametrize("fork", ["1", "0"], ids=["forked", "own-process"])
+def test_workers_outlive_the_thread_that_asked_and_keep_its_cpus(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fork: str
+) -> None:
+    """The parent-death signal follows the thread that forked a worker (or its zygote), and
+    pool threads end while workers they started are still in use: a worker asked for by a
+    short-lived thread pinned to one CPU lives on after that thread ends, pinned to that CPU."""
     import threading
 
     from passnet.evaluation import sandbox
+
+    monkeypatch.setenv("PASSNET_FORK_SERVER", fork)
 
     cpus = sorted(os.sched_getaffinity(0))
     pin = frozenset(cpus[-1:])
@@ -324,7 +352,7 @@ def test_workers_outlive_the_thread_that_asked_and_keep_its_cpus(tmp_path: Path)
 
     def pool_thread() -> None:
         os.sched_setaffinity(0, pin)
-        got.append(sandbox._spawn(("cpu", "pass", None, False, pin)))
+        got.append(sandbox._take(("cpu", "pass", None, False, pin)))
 
     t = threading.Thread(target=pool_thread)
     t.start()

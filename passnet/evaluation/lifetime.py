@@ -11,6 +11,9 @@ TMPDIR left behind. So every worker also ends on its own:
   check (the driver may die before it is set). The kernel sends it when the *thread* that
   forked the worker ends, so the driver forks every worker from one thread that lives as long
   as it does (``in_spawner_thread``); pool threads end while spares they started are in use.
+  With the fork server, that thread starts the zygotes (which set the same signal) and a
+  worker forked by a zygote gets it when the zygote dies: the chain driver -> zygote ->
+  worker; its guardian still polls the driver itself.
 - **guardian**: a small process the worker forks before importing anything, in a process group
   of its own (so it outlives a kill of the worker's group, and needs none of the worker's GIL).
   It polls the driver (pid and start time, so a zombie or a reused pid does not count) and the
@@ -46,12 +49,28 @@ POLL_S = 0.25
 TIMEOUT_MARK = "passnet guardian: wall-clock limit"
 """Written to the worker's log when the guardian kills it; the driver reads it as a timeout."""
 _PREFIX = "passnet-worker-"
-_PR_SET_PDEATHSIG = 1
+_PR_SET_PDEATHSIG, _PR_SET_DUMPABLE, _PR_SET_NAME = 1, 4, 15
 
 try:
     _PRCTL: Any = ctypes.CDLL(None, use_errno=True).prctl if sys.platform == "linux" else None
 except (OSError, AttributeError):
     _PRCTL = None
+
+
+def set_name(name: str) -> None:
+    """This process's name in ps, top and /proc/PID/comm (Linux, 15 bytes): a zygote, a
+    worker and a guardian are told apart without parsing command lines."""
+    if _PRCTL is not None:
+        _PRCTL(_PR_SET_NAME, ctypes.c_char_p(name.encode()[:15]), ctypes.c_ulong(0),
+               ctypes.c_ulong(0), ctypes.c_ulong(0))  # fmt: skip
+
+
+def set_dumpable(on: bool) -> None:
+    """Off: other processes of this user (a pass) can neither ptrace this one nor read or write
+    its memory through /proc (Linux ``PR_SET_DUMPABLE``); inherited by a fork."""
+    if _PRCTL is not None:
+        _PRCTL(_PR_SET_DUMPABLE, ctypes.c_ulong(int(on)), ctypes.c_ulong(0), ctypes.c_ulong(0),
+               ctypes.c_ulong(0))  # fmt: skip
 
 
 def grace_s(timeout_s: float) -> float:
@@ -103,11 +122,14 @@ def _alive(pid: int, start: str | None) -> bool:
 class Guardian:
     """The worker's handle on its guardian: started first thing, armed with the request."""
 
-    def __init__(self, parent: int | None = None) -> None:
-        driver = parent or os.getppid()
+    def __init__(self, parent: int | None = None, driver: int | None = None) -> None:
+        """``parent``: the process that started us (the driver, or the driver's zygote for a
+        forked worker); ``driver``: the one whose death ends us (default ``parent``)."""
+        parent = parent or os.getppid()
+        driver = driver or parent
         tmpdir = os.environ.get("TMPDIR", "")  # read before any pass code can change it
         self.tmpdir = tmpdir if os.path.basename(tmpdir.rstrip("/")).startswith(_PREFIX) else None
-        die_with_parent(driver, self.tmpdir, pdeathsig=False)  # orphaned while starting: clean
+        die_with_parent(parent, self.tmpdir, pdeathsig=False)  # orphaned while starting: clean
         read_fd, self._write_fd = os.pipe()  # not inherited across exec
         worker = os.getpid()
         args = (read_fd, worker, os.getpgid(0) == worker, driver, _start_time(driver))
@@ -126,7 +148,7 @@ class Guardian:
         else:
             threading.Thread(target=_guard, args=(*args, self.tmpdir, False), daemon=True,
                              name="passnet-guardian").start()  # fmt: skip
-        die_with_parent(driver, None if pid > 0 else self.tmpdir)  # the guardian cleans up
+        die_with_parent(parent, None if pid > 0 else self.tmpdir)  # the guardian cleans up
 
     def arm(self, timeout_s: float) -> None:
         """The request is in: the guardian's deadline and the CPU-time limit start now."""
@@ -160,6 +182,7 @@ def _detach(keep: int) -> None:
     """The forked guardian: its own process group; no descriptor of the worker's but its log
     (fd 2) and the deadline pipe, so the driver's result channel sees EOF with the worker."""
     os.setpgid(0, 0)
+    set_name("passnet-guard")
     null = os.open(os.devnull, os.O_RDWR)
     os.dup2(null, 0)
     os.dup2(null, 1)

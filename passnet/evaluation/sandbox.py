@@ -8,10 +8,12 @@ through a private pipe, framed with a nonce, never parsed from stdout. A worker 
 hangs becomes a classified failure of that variant; the next variant gets a fresh worker.
 Workers die with this process and keep their time limit without it (``lifetime``).
 
-Starting a worker costs an interpreter and torch's import (3-4 s). So inside
-``spare_workers()`` one *spare* per kind of worker is started ahead of time and waits,
-sandboxed and with torch imported, for its request; each variant still gets a fresh process
-that has never run pass code. See ``docs/integrity.md``.
+Starting a worker costs an interpreter and torch's import (0.7-4 s). So by default each
+worker is forked from a *zygote* of its kind (``forkserver``): a clean, preloaded image that
+never runs pass code. With ``PASSNET_FORK_SERVER=0`` (or off Linux) each worker is started
+on its own, and inside ``spare_workers()`` one *spare* per kind of worker is started ahead of
+time and waits, sandboxed and with torch imported, for its request. Either way each variant
+gets a fresh process that has never run pass code. See ``docs/integrity.md``.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import passnet
-from passnet.evaluation import lifetime
+from passnet.evaluation import forkserver, lifetime
 from passnet.evaluation.results import STATUS_ERROR_CLASS, Finding, Status, VariantResult
 from passnet.evaluation.worker import WorkerRequest
 
@@ -206,7 +208,7 @@ def _affinity() -> frozenset[int] | None:
         return None
 
 
-def _kill_group(proc: subprocess.Popen) -> None:
+def _kill_group(proc: subprocess.Popen | forkserver.ForkedProcess) -> None:
     """Kill the worker's whole process group (its children and threads go with it); reap it."""
     try:
         os.killpg(proc.pid, signal.SIGKILL)
@@ -219,7 +221,7 @@ def _kill_group(proc: subprocess.Popen) -> None:
 class _Worker:
     """A started worker process waiting for its request on stdin (torch already imported)."""
 
-    proc: subprocess.Popen
+    proc: subprocess.Popen | forkserver.ForkedProcess
     tmpdir: str
     read_fd: int
     log_path: Path
@@ -243,8 +245,9 @@ _SCOPES = 0
 
 @contextmanager
 def spare_workers() -> Iterator[None]:
-    """Within this scope (nestable), run_worker keeps spares; leaving the outermost scope
-    stops them, so no process outlives an evaluation. Used by evaluate_task and the runner."""
+    """Within this scope (nestable), run_worker keeps spares (when workers are not forked
+    from a zygote); leaving the outermost scope stops them, so no spare outlives an
+    evaluation. Used by evaluate_task and the runner."""
     global _SCOPES
     with _SPARES_LOCK:
         _SCOPES += 1
@@ -298,11 +301,40 @@ def _spawn(key: _Key) -> _Worker:
     return _Worker(proc, tmpdir, read_fd, log_path)
 
 
+def _fork(key: _Key) -> _Worker | None:
+    """A worker forked from the zygote of its kind (None: no zygote can serve it here)."""
+    device, role, memory_limit, isolate_network, cpus = key
+    trusted = role != "pass"
+    tmpdir = tempfile.mkdtemp(prefix="passnet-worker-")
+    if trusted:
+        share_compile_tmp(tmpdir)
+    read_fd, write_fd = os.pipe()
+    log_path = Path(tmpdir) / "worker.log"
+    spec = {"tmpdir": tmpdir, "memory_limit": memory_limit, "isolate_network": isolate_network,
+            "cpus": sorted(cpus) if cpus else None}  # fmt: skip
+    try:
+        with open(log_path, "wb") as log:
+            env = worker_env(device, tmpdir, trusted=trusted)
+            proc = forkserver.fork_worker(device, role, env, spec, [log.fileno(), write_fd])
+    except BaseException as exc:
+        os.close(read_fd)
+        shutil.rmtree(tmpdir, ignore_errors=True)
+        if isinstance(exc, forkserver.ForkServerUnavailable):
+            return None
+        raise
+    finally:
+        os.close(write_fd)
+    return _Worker(proc, tmpdir, read_fd, log_path)
+
+
 def _take(key: _Key) -> _Worker:
-    """A started worker for ``key``: the spare if one is alive, else a new one; then, from the
-    second use of a key on, start the next spare, so its interpreter and torch import overlap
-    with this variant's run. A spare is a fresh sandboxed process that has run no pass code:
-    taking one shares nothing with any other variant."""
+    """A started worker for ``key``: forked from its zygote, else the spare if one is alive,
+    else a new one; then, from the second use of a key on, start the next spare, so its
+    interpreter and torch import overlap with this variant's run. A forked worker and a spare
+    are fresh sandboxed processes that have run no pass code: taking one shares nothing with
+    any other variant."""
+    if forkserver.enabled() and (forked := _fork(key)) is not None:
+        return forked
     with _SPARES_LOCK:
         worker = _SPARES.pop(key, None)
         uses = _USES[key] = _USES.get(key, 0) + 1 if _SCOPES else 0
@@ -373,7 +405,10 @@ def run_worker(
             pass
         timed_out, usage = False, None
         try:
-            usage = lifetime.wait(proc, timeout_s)
+            if isinstance(proc, forkserver.ForkedProcess):
+                usage = proc.wait_usage(timeout_s)
+            else:
+                usage = lifetime.wait(proc, timeout_s)
         except subprocess.TimeoutExpired:
             timed_out = True
         finally:
@@ -407,6 +442,8 @@ def run_worker(
         if ooms is not None:
             ooms = (lifetime.oom_kills() or ooms) - ooms
         how = lifetime.exit_cause(code, tail, usage, memory_limit, ooms)
+        if isinstance(proc, forkserver.ForkedProcess) and proc.zygote_died:
+            how += " (its zygote died)"
         detail = f"worker {how} without a result"
         if tail:
             detail += f"; last output: {tail[-600:]}"

@@ -1,8 +1,9 @@
 """Evaluate one variant of a task inside a sandboxed worker process.
 
-Run as ``python -m passnet.evaluation.worker --result-fd N``: the request (JSON) arrives on
-stdin, the VariantResult (JSON) leaves through file descriptor N, a private channel, so
-nothing a candidate prints can be mistaken for a result. The channel is moved to another
+Forked from a zygote (``passnet.evaluation.zygote``, the default) or run as
+``python -m passnet.evaluation.worker --result-fd N``: the request (JSON) arrives on stdin,
+the VariantResult (JSON) leaves through a private channel (file descriptor N), so nothing a
+candidate prints can be mistaken for a result. The channel is moved to another
 descriptor before any pass code runs and every message carries the parent's nonce. The parent
 kills the worker at its timeout; the worker also dies with the parent and keeps the timeout
 itself (``passnet.evaluation.lifetime``).
@@ -19,17 +20,23 @@ import json
 import os
 import sys
 import time
+from typing import TYPE_CHECKING, NoReturn
 
 from passnet.evaluation.request import WorkerRequest
 from passnet.evaluation.variant import error_site, run_variant, short_error
 
-__all__ = ["WorkerRequest", "main", "preload", "run_variant"]
+if TYPE_CHECKING:
+    from passnet.evaluation.lifetime import Guardian
+
+__all__ = ["WorkerRequest", "main", "preload", "run_variant", "serve"]
 
 
 def preload(inductor: bool = False) -> None:
-    """Import what every evaluation needs before the request arrives: a spare worker started
-    ahead of time (``sandbox.run_worker``) then pays torch's import while the previous
-    variant runs. No pass code and no device work happen here (CUDA stays uninitialised).
+    """Import what every evaluation needs before the request arrives, in a fork server's
+    zygote (``passnet.evaluation.zygote``: each worker forked from it skips torch's import) or
+    in a worker started on its own, so that a spare pays the import while the previous
+    variant runs. No pass code and no device work happen here (CUDA stays uninitialised,
+    which makes the zygote safe to fork).
     ``inductor``: also Inductor's compiler (a baseline worker that will compile)."""
     import torch  # noqa: F401
 
@@ -48,20 +55,29 @@ def preload(inductor: bool = False) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """A worker started as its own process (``PASSNET_FORK_SERVER=0``, or no fork server)."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--result-fd", type=int, required=True)
     parser.add_argument("--preload-inductor", action="store_true")
     parser.add_argument("--parent-pid", type=int, default=None)
     args = parser.parse_args(argv)
     # Before anything slow: die with the driver, and a guardian that outlives our GIL.
-    from passnet.evaluation.lifetime import Guardian
+    from passnet.evaluation.lifetime import Guardian, set_name
 
+    set_name("passnet-worker")
     guardian = Guardian(args.parent_pid)
     # Move the channel off the number named on the command line (non-inheritable copy).
     channel = os.dup(args.result_fd)
     os.close(args.result_fd)
     del sys.argv[1:]
     preload(inductor=args.preload_inductor)
+    serve(channel, guardian)
+
+
+def serve(channel: int, guardian: Guardian) -> NoReturn:
+    """Read the request on stdin, evaluate it, answer on ``channel``, exit. Shared by a worker
+    started on its own (``main``) and one forked from a zygote (``passnet.evaluation.zygote``),
+    both sandboxed and preloaded by now."""
     text = sys.stdin.read()
     sys.stdin.close()
     if not text.strip():  # a spare whose parent went away (or never needed it)

@@ -1,0 +1,258 @@
+"""The driver's side of the fork server: one zygote per kind of worker, a worker per fork.
+
+Starting a worker process costs an interpreter and torch's import (0.7-3 s; on a GPU host
+2.7 s of a 3 s eager variant). A *zygote* (``passnet.evaluation.zygote``) pays that once per
+driver and kind of worker, and forks each worker on request: a clean image that has run no
+pass code and initialised no device, so every variant still gets a fresh process that shares
+nothing with any other variant. A kind is what the image bakes in: device kind and role
+(``sandbox.worker_role``: what it preloads) and the worker environment; the rest (memory
+limit, network namespace, CPU affinity, TMPDIR) each forked worker sets for itself.
+
+Linux only; ``PASSNET_FORK_SERVER=0`` turns it off (each worker is then started on its own,
+with spares, as before). A zygote that cannot start (or cannot fork safely) turns it off for
+its kind with one warning; one that dies is restarted on the next request.
+"""
+
+from __future__ import annotations
+
+import atexit
+import hashlib
+import json
+import os
+import resource
+import select
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import warnings
+from typing import Any
+
+from passnet.evaluation import lifetime
+
+READY_S = 300.0
+"""How long a zygote may take to import torch and the harness (a loaded 2-core host)."""
+REPLY_S = 60.0
+
+
+class ForkServerUnavailable(RuntimeError):
+    """No zygote can serve this kind of worker here: start the worker on its own."""
+
+
+def enabled() -> bool:
+    """On by default where it works (Linux); ``PASSNET_FORK_SERVER=0`` turns it off."""
+    if sys.platform != "linux" or not hasattr(socket, "send_fds"):
+        return False
+    return os.environ.get("PASSNET_FORK_SERVER", "1").lower() not in ("0", "off", "no", "false")
+
+
+class ForkedProcess:
+    """A worker forked by a zygote, with the part of Popen's interface ``sandbox`` uses. The
+    zygote is its parent and reaps it; its exit code and rusage arrive on ``status_fd``."""
+
+    def __init__(self, pid: int, args: list[str], stdin_fd: int, status_fd: int,
+                 zygote: Zygote) -> None:  # fmt: skip
+        self.pid, self.args, self.returncode = pid, args, None
+        self.stdin = os.fdopen(stdin_fd, "wb")
+        self.usage: resource.struct_rusage | None = None
+        self.zygote_died = False
+        self._status_fd, self._zygote = status_fd, zygote
+
+    def wait_usage(self, timeout: float | None) -> resource.struct_rusage | None:
+        """Wait for the worker's end; raise ``subprocess.TimeoutExpired`` after ``timeout``."""
+        if self.returncode is not None:
+            return self.usage
+        if not select.select([self._status_fd], [], [], timeout)[0]:
+            raise subprocess.TimeoutExpired(self.args, timeout or 0.0)
+        data = b""
+        while chunk := os.read(self._status_fd, 4096):
+            data += chunk
+        os.close(self._status_fd)
+        if data:
+            code, usage = json.loads(data)
+            self.returncode, self.usage = code, resource.struct_rusage(usage)
+        else:  # the zygote died first: its parent-death signal killed the worker
+            self.returncode, self.zygote_died = -signal.SIGKILL, True
+        self._zygote.release()
+        return self.usage
+
+    def poll(self) -> int | None:
+        try:
+            self.wait_usage(0)
+        except subprocess.TimeoutExpired:
+            pass
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        self.wait_usage(timeout)
+        assert self.returncode is not None
+        return self.returncode
+
+
+class Zygote:
+    """One zygote process and its control socket (requests are serialised by a lock)."""
+
+    def __init__(self, role: str, env: dict[str, str]) -> None:
+        self.lock = threading.Lock()
+        self.live, self.retired = 0, False
+        self.tmpdir = tempfile.mkdtemp(prefix="passnet-zygote-")
+        self.sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        args = [sys.executable, "-m", "passnet.evaluation.zygote", "--control-fd",
+                str(theirs.fileno()), "--parent-pid", str(os.getpid())]  # fmt: skip
+        if role == "inductor":  # only Inductor baselines import Inductor ahead
+            args.append("--preload-inductor")
+        log = os.path.join(self.tmpdir, "zygote.log")
+        try:
+            with theirs, open(log, "wb") as out:
+                self.proc = lifetime.in_spawner_thread(lambda: subprocess.Popen(
+                    args, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                    cwd=self.tmpdir, env={**env, "TMPDIR": self.tmpdir},
+                    pass_fds=(theirs.fileno(),), start_new_session=True, preexec_fn=_no_core,
+                ))  # fmt: skip
+            self.sock.settimeout(READY_S)
+            ready = self.sock.recv(16)
+        except (OSError, subprocess.SubprocessError) as exc:
+            ready = str(exc).encode()
+        if ready != b"ready":
+            try:
+                with open(log, "rb") as f:
+                    tail = f.read()[-600:].decode(errors="replace").strip()
+            except OSError:
+                tail = ready.decode(errors="replace")
+            self.stop()
+            raise ForkServerUnavailable(f"the {role} zygote did not start: {tail}")
+        self.sock.settimeout(REPLY_S)
+
+    def fork(self, spec: dict[str, Any], fds: list[int]) -> int:
+        """Ask for a worker; the pid, or ``OSError`` when the zygote is gone."""
+        with self.lock:
+            socket.send_fds(self.sock, [json.dumps(spec).encode()], fds)
+            reply = self.sock.recv(256)
+            if reply.isdigit():
+                self.live += 1
+        if not reply:
+            raise ConnectionResetError("the zygote is gone")
+        if not reply.isdigit():
+            raise ForkServerUnavailable(f"the zygote refused to fork: {reply.decode()}")
+        return int(reply)
+
+    def release(self) -> None:
+        """One of its workers ended; a retired zygote stops with its last worker."""
+        with self.lock:
+            self.live -= 1
+            last = self.retired and self.live == 0
+        if last:
+            self.stop()
+
+    def stop(self) -> None:
+        """Close the control socket (the zygote exits) and make sure it is gone."""
+        self.sock.close()
+        proc = getattr(self, "proc", None)
+        if proc is not None:
+            proc.kill()
+            proc.wait()
+        shutil.rmtree(self.tmpdir, ignore_errors=True)
+
+
+def _no_core() -> None:
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+_Kind = tuple[str, str, str]  # (device kind, role, fingerprint of the environment)
+_ZYGOTES: dict[_Kind, Zygote] = {}
+_UNAVAILABLE: set[tuple[str, str]] = set()
+_LOCK = threading.Lock()
+_OWNER = os.getpid()
+
+
+def _fingerprint(env: dict[str, str]) -> str:
+    """The environment a zygote bakes in (its modules read it at import), TMPDIR aside."""
+    items = sorted((k, v) for k, v in env.items() if k != "TMPDIR")
+    return hashlib.sha256(json.dumps(items).encode()).hexdigest()[:16]
+
+
+def _zygote(device: str, role: str, env: dict[str, str]) -> Zygote:
+    """The live zygote of a kind, started on first use or after it died. Another environment
+    for the same device and role (a changed ``os.environ``) retires the old zygote."""
+    global _OWNER
+    kind = (device, role, _fingerprint(env))
+    with _LOCK:
+        if _OWNER != os.getpid():  # we are a fork of the process that started those
+            _ZYGOTES.clear()
+            _OWNER = os.getpid()
+        if (device, role) in _UNAVAILABLE:
+            raise ForkServerUnavailable(f"no {role} zygote on {device} here")
+        zygote = _ZYGOTES.get(kind)
+        if zygote is not None and zygote.proc.poll() is None:
+            return zygote
+        if zygote is not None:
+            del _ZYGOTES[kind]
+            zygote.stop()
+        try:
+            zygote = _ZYGOTES[kind] = Zygote(role, env)
+        except ForkServerUnavailable as exc:
+            _UNAVAILABLE.add((device, role))
+            warnings.warn(f"{exc}; starting each worker on its own", stacklevel=3)
+            raise
+        stale = [k for k in _ZYGOTES if k[:2] == kind[:2] and k != kind]
+        retire = [_ZYGOTES.pop(k) for k in stale]
+    for old in retire:
+        with old.lock:
+            old.retired, idle = True, old.live == 0
+        if idle:
+            old.stop()
+    return zygote
+
+
+def fork_worker(
+    device: str, role: str, env: dict[str, str], spec: dict[str, Any], fds: list[int]
+) -> ForkedProcess:
+    """A worker forked from the zygote of its kind, given ``fds`` (its stdin, log and result
+    channel) and ``spec`` (its TMPDIR and limits); a dead zygote is restarted once."""
+    stdin_r, stdin_w = os.pipe()
+    status_r, status_w = os.pipe()
+    spec = {**spec, "driver": os.getpid(), "device": device}
+    try:
+        for attempt in range(2):
+            zygote = _zygote(device, role, env)
+            try:
+                pid = zygote.fork({**spec, "zygote": zygote.proc.pid}, [stdin_r, *fds, status_w])
+                break
+            except (OSError, ForkServerUnavailable) as exc:  # gone, hangs, or refused
+                with _LOCK:
+                    if _ZYGOTES.get((device, role, _fingerprint(env))) is zygote:
+                        del _ZYGOTES[(device, role, _fingerprint(env))]
+                    if isinstance(exc, ForkServerUnavailable):
+                        _UNAVAILABLE.add((device, role))
+                zygote.stop()
+                if isinstance(exc, ForkServerUnavailable):
+                    warnings.warn(f"{exc}; starting each worker on its own", stacklevel=2)
+                if attempt or isinstance(exc, ForkServerUnavailable):
+                    raise
+    except BaseException:
+        os.close(stdin_w)
+        os.close(status_r)
+        raise
+    finally:
+        os.close(stdin_r)
+        os.close(status_w)
+    return ForkedProcess(pid, list(zygote.proc.args), stdin_w, status_r, zygote)
+
+
+@atexit.register
+def stop_all() -> None:
+    """Stop every zygote of this process (at exit; tests). Running workers die with them."""
+    with _LOCK:
+        zygotes = list(_ZYGOTES.values()) if _OWNER == os.getpid() else []
+        _ZYGOTES.clear()
+    for zygote in zygotes:
+        zygote.stop()
+
+
+def zygote_pids() -> dict[tuple[str, str], int]:
+    """(device kind, role) -> pid of its live zygote (diagnostics, tests)."""
+    with _LOCK:
+        return {k[:2]: z.proc.pid for k, z in _ZYGOTES.items() if z.proc.poll() is None}
