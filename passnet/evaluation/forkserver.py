@@ -20,6 +20,7 @@ import hashlib
 import json
 import os
 import resource
+import secrets
 import select
 import shutil
 import signal
@@ -98,32 +99,35 @@ class Zygote:
     def __init__(self, role: str, env: dict[str, str]) -> None:
         self.lock = threading.Lock()
         self.live, self.retired = 0, False
-        self.tmpdir = tempfile.mkdtemp(prefix="passnet-zygote-")
+        # Its TMPDIR is only a name (created if an import needs it, removed after preloading)
+        # and its log an unlinked file: a zygote killed while it starts leaves nothing behind.
+        name = f"passnet-zygote-{secrets.token_hex(6)}"
+        self.tmpdir = os.path.join(tempfile.gettempdir(), name)
         self.sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         args = [sys.executable, "-m", "passnet.evaluation.zygote", "--control-fd",
                 str(theirs.fileno()), "--parent-pid", str(os.getpid())]  # fmt: skip
         if role == "inductor":  # only Inductor baselines import Inductor ahead
             args.append("--preload-inductor")
-        log = os.path.join(self.tmpdir, "zygote.log")
-        try:
-            with theirs, open(log, "wb") as out:
-                self.proc = lifetime.in_spawner_thread(lambda: subprocess.Popen(
-                    args, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                    cwd=self.tmpdir, env={**env, "TMPDIR": self.tmpdir},
-                    pass_fds=(theirs.fileno(),), start_new_session=True, preexec_fn=_no_core,
-                ))  # fmt: skip
-            self.sock.settimeout(READY_S)
-            ready = self.sock.recv(16)
-        except (OSError, subprocess.SubprocessError) as exc:
-            ready = str(exc).encode()
-        if ready != b"ready":
+        with tempfile.TemporaryFile() as log:
             try:
-                with open(log, "rb") as f:
-                    tail = f.read()[-600:].decode(errors="replace").strip()
-            except OSError:
-                tail = ready.decode(errors="replace")
-            self.stop()
-            raise ForkServerUnavailable(f"the {role} zygote did not start: {tail}")
+                with theirs:
+                    self.proc = lifetime.in_spawner_thread(lambda: subprocess.Popen(
+                        args, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                        cwd="/", env={**env, "TMPDIR": self.tmpdir},
+                        pass_fds=(theirs.fileno(),), start_new_session=True,
+                        preexec_fn=_no_core,
+                    ))  # fmt: skip
+                self.sock.settimeout(READY_S)
+                ready = self.sock.recv(16)
+            except (OSError, subprocess.SubprocessError) as exc:
+                ready = str(exc).encode()
+            if ready != b"ready":
+                log.seek(0)
+                tail = log.read()[-600:].decode(errors="replace").strip()
+                self.stop()
+                raise ForkServerUnavailable(
+                    f"the {role} zygote did not start: {tail or ready.decode(errors='replace')}"
+                )
         self.sock.settimeout(REPLY_S)
 
     def fork(self, spec: dict[str, Any], fds: list[int]) -> int:
