@@ -5,6 +5,8 @@ Prints a JSON object of medians and IQRs (µs per synchronised call, the harness
 are timed through; Dynamo and Inductor; one Triton kernel launched with ``kernel[grid]`` and
 through PassNet's cached launcher (``passnet.passes.launch``); the bundled add + LayerNorm
 replacement against eager add + LayerNorm; and, on CUDA, CUDA-graph replay of each.
+``host_issue_us``: host time per call of the launching rows when issued back to back (one
+sync per 2000 calls), what a launch costs the host without the sync's noise.
 Usage: python scripts/bench_call_overhead.py [--device cuda] [--trials 1000]
 """
 
@@ -14,6 +16,8 @@ import argparse
 import importlib.util
 import json
 import platform
+import statistics
+import time
 from pathlib import Path
 
 import torch
@@ -68,6 +72,7 @@ def _triton_sides(dev: torch.device, x: torch.Tensor) -> list[Side]:
     import triton
     import triton.language as tl
 
+    from passnet.passes import launch, native_launch
     from passnet.passes.launch import cached
 
     @triton.jit
@@ -94,23 +99,29 @@ def _triton_sides(dev: torch.device, x: torch.Tensor) -> list[Side]:
     plain(x)
     launcher(x)
     torch.testing.assert_close(launcher_alloc(x), torch.relu(x))
-    go = next(iter(fast._kernels.values()), None)
-    static = getattr(go, "static", None)
-    LAUNCHER["cached"] = "static" if static is not None else "triton"
+    entry = next(iter(fast._kernels.values()), None)
+    LAUNCHER["cached"] = "static" if isinstance(entry, tuple) else "triton"
+    LAUNCHER["native"] = native_launch.status()
     sides = []
-    if static is not None:  # the C launch alone, arguments prepared: the floor of the path
-        c_launch = (getattr(static, "C_impl", None) or torch._C._StaticCudaLauncher)._launch_kernel
-        scratch = sum(bool(getattr(static, f"has_{k}_scratch", False)) for k in ("global", "profile"))
-        types = static.arg_tys + "O" * scratch  # Triton 3.6 kernels take a scratch pointer
+    if isinstance(entry, tuple):  # the C launch alone, arguments prepared: the floor of the path
+        c_launch, function, warps, shared, types = entry
         stream = torch.cuda.current_stream().cuda_stream
-        c_args = (x, out, x.numel(), *([None] * scratch))
+        c_args = (x, out, x.numel())
 
         def c_only() -> None:
-            c_launch(static.function, grid[0], 1, 1, static.num_warps, static.shared, types,
-                     c_args, stream)  # fmt: skip
+            c_launch(function, grid[0], 1, 1, warps, shared, types, c_args, stream)
 
         sides.append(Side("static_c_launch_only_relu", c_only, ()))
+
+    def python_path(x: torch.Tensor) -> None:  # the same launch with the native module off
+        saved, launch._NATIVE = launch._NATIVE, None
+        try:
+            fast[grid](x, out, x.numel(), BLOCK=1024)
+        finally:
+            launch._NATIVE = saved
+
     sides += [
+        Side("triton_cached_python_path_relu", python_path, (x,)),
         Side("empty_like_only", torch.empty_like, (x,)),
         Side("triton_plain_launch_relu", plain, (x,)),
         Side("triton_cached_launch_relu", launcher, (x,)),
@@ -122,6 +133,26 @@ def _triton_sides(dev: torch.device, x: torch.Tensor) -> list[Side]:
             Side("graph_triton_cached_relu", _graphed(launcher, (x,)), ()),
         ]
     return sides
+
+
+def host_issue_us(
+    sides: list[Side], dev: torch.device, calls: int = 2000, rounds: int = 15
+) -> dict[str, float]:
+    """Host time per call when calls are issued back to back and synchronised once per
+    ``calls``: on tiny kernels the device keeps up, so this is what each way of launching
+    costs the host (no per-call sync in it). Rounds interleave the sides; medians."""
+    per: dict[str, list[float]] = {s.name: [] for s in sides}
+    sync = torch.cuda.synchronize if dev.type == "cuda" else (lambda: None)
+    for _ in range(rounds):
+        for side in sides:
+            fn, args = side.fn, side.args
+            sync()
+            t0 = time.perf_counter_ns()
+            for _ in range(calls):
+                fn(*args)
+            sync()
+            per[side.name].append((time.perf_counter_ns() - t0) / calls / 1000)
+    return {k: round(statistics.median(v), 3) for k, v in per.items()}
 
 
 def main() -> None:
@@ -173,6 +204,11 @@ def main() -> None:
         ]
         sides += _triton_sides(dev, x)
     res = measure(sides, dev, warmup=50, trials=args.trials, rounds=4, max_reruns=1)
+    issue_rows = ("eager_relu", "eager_two_ops", "empty_like_only", "static_c_launch_only_relu",
+                  "triton_plain_launch_relu", "triton_cached_launch_relu",
+                  "triton_cached_python_path_relu", "triton_cached_launch_alloc_relu",
+                  "eager_add_layer_norm", "pass_add_layer_norm_cached")  # fmt: skip
+    issue = host_issue_us([s for s in sides if s.name in issue_rows], dev)
     import triton
 
     print(json.dumps({
@@ -182,6 +218,8 @@ def main() -> None:
         "torch": torch.__version__,
         "triton": triton.__version__,
         "cached_launcher": LAUNCHER.get("cached"),
+        "native_launch": LAUNCHER.get("native"),
+        "host_issue_us": issue,
         "median_us": {k: round(v.wall.median_us, 2) for k, v in res.items()},
         "iqr_us": {k: round(v.wall.iqr_us, 2) for k, v in res.items()},
         "event_median_us": {k: round(v.cuda_event.median_us, 2)

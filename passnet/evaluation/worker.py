@@ -46,6 +46,7 @@ def preload(inductor: bool = False) -> None:
     import passnet.evaluation.candidates  # noqa: F401
     import passnet.evaluation.timing  # noqa: F401
     import passnet.integrity.runtime  # noqa: F401
+    import passnet.passes.launch  # noqa: F401 - builds or loads the native launch path
     import passnet.passes.matcher  # noqa: F401
 
     try:

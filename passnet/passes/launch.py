@@ -18,7 +18,10 @@ The first call with a new specialisation (argument dtypes, 16-byte alignment of 
 pointer, integers equal to 1 or divisible by 16, constexpr and launch-option values) goes
 through Triton's own ``run``, which compiles, launches and returns the compiled kernel; later
 calls with the same key launch that kernel directly, through PyTorch's static CUDA launcher
-(the C++ launcher Inductor uses) where it applies, else through Triton's compiled launcher. Only compiled kernels are cached, never
+(the C++ launcher Inductor uses) where it applies, else through Triton's compiled launcher.
+The key, the lookup and the static launch run in one C call (``native_launch.c``, built on
+first use; where it cannot be built the same steps run in Python, see
+``passnet.passes.native_launch.status()``). Only compiled kernels are cached, never
 arguments or outputs: every call launches. Under Triton's interpreter
 (``TRITON_INTERPRET=1``), on CPU tensors, and for autotuned or heuristic kernels the wrapper
 launches through plain ``kernel[grid]``, so a pass stays correct wherever Triton runs.
@@ -39,7 +42,7 @@ import torch
 
 __all__ = ["CachedKernel", "cached"]
 
-_I32 = (-(2**31), 2**31)
+_HOLD: list[Any] = []  # static launchers whose loaded module a tuple entry uses
 
 
 def _specialisation(args: tuple, kwargs: dict[str, Any]) -> tuple[tuple, int]:
@@ -66,8 +69,41 @@ def _specialisation(args: tuple, kwargs: dict[str, Any]) -> tuple[tuple, int]:
     return tuple(key), index
 
 
+def _load_native() -> Any:
+    from passnet.passes import native_launch
+
+    return native_launch.load()
+
+
+_NATIVE = _load_native()
+
+
+def _key(args: tuple, kwargs: dict[str, Any]) -> tuple[Any, int]:
+    """The key the native hot path looks up (so that what Python compiles, C finds), or the
+    Python key where the native module is missing or declines an argument."""
+    if _NATIVE is not None:
+        native = _NATIVE.key(args, kwargs)
+        if native is not None:
+            return native
+    return _specialisation(args, kwargs)
+
+
 Launcher = Callable[[int, int, int, int, tuple, dict], None]
-"""``go(grid_x, grid_y, grid_z, stream, args, kwargs)``: launch one compiled kernel."""
+"""``go(grid_x, grid_y, grid_z, stream, args, kwargs)``: launch one compiled kernel. The static
+launcher's common case is kept as the tuple ``(c_launch, function, num_warps, shared, arg_types)``
+instead, which the native hot path calls without a Python frame."""
+
+Entry = Launcher | tuple
+
+
+def _call(entry: Entry, gx: int, gy: int, gz: int, stream: int, args: tuple,
+          kwargs: dict) -> None:  # fmt: skip
+    """Launch a table entry from Python (the native module's fallback)."""
+    if isinstance(entry, tuple):
+        c_launch, function, warps, shared, types = entry
+        c_launch(function, gx, gy, gz, warps, shared, types, args, stream)
+    else:
+        entry(gx, gy, gz, stream, args, kwargs)
 
 
 def _triton_launcher(kernel: Any, ordered: Callable[[tuple, dict], tuple[list, Any]]) -> Launcher:
@@ -80,7 +116,7 @@ def _triton_launcher(kernel: Any, ordered: Callable[[tuple, dict], tuple[list, A
     return go
 
 
-def _static_launcher(kernel: Any, index: int, n_positional: int) -> Launcher | None:
+def _static_launcher(kernel: Any, index: int, n_positional: int) -> Entry | None:
     """PyTorch's static CUDA launcher (what Inductor launches its kernels with) for a compiled
     Triton kernel, or None where it does not apply (older torch, launch hooks, scratch memory,
     clusters). Triton's launcher checks every pointer argument with a driver call; this one
@@ -124,19 +160,21 @@ def _static_launcher(kernel: Any, index: int, n_positional: int) -> Launcher | N
         c_launch = (getattr(static, "C_impl", None) or torch._C._StaticCudaLauncher)._launch_kernel
     except Exception:  # noqa: BLE001 - any mismatch: Triton's own launcher still works
         return None
-    function, warps, shared, extra = static.function, static.num_warps, static.shared, (None,) * scratch
+    function, warps, shared, extra = (
+        static.function,
+        static.num_warps,
+        static.shared,
+        (None,) * scratch,
+    )
     holder = static  # keeps the loaded module alive as long as the launcher
 
     if keep == list(range(n_positional)) and not extra:  # the common case: pass args as is
+        _HOLD.append(holder)  # the tuple cannot carry it; loaded modules live as long anyway
+        return (c_launch, function, warps, shared, types)
 
-        def go(gx: int, gy: int, gz: int, stream: int, args: tuple, kwargs: dict) -> None:
-            c_launch(function, gx, gy, gz, warps, shared, types, args, stream)
-
-    else:
-
-        def go(gx: int, gy: int, gz: int, stream: int, args: tuple, kwargs: dict) -> None:
-            c_launch(function, gx, gy, gz, warps, shared, types,
-                     (*[args[i] for i in keep], *extra), stream)  # fmt: skip
+    def go(gx: int, gy: int, gz: int, stream: int, args: tuple, kwargs: dict) -> None:
+        c_launch(function, gx, gy, gz, warps, shared, types,
+                 (*[args[i] for i in keep], *extra), stream)  # fmt: skip
 
     go.static = holder  # type: ignore[attr-defined]
     return go
@@ -167,7 +205,7 @@ class CachedKernel:
             default = getattr(p, "default", None)
             if default is not None and default is not getattr(p, "empty", object()):
                 self._defaults[p.name] = default
-        self._kernels: dict[tuple, Launcher] = {}
+        self._kernels: dict[Any, Entry] = {}
         self._stream: Callable[[int], int] | None = None
 
     def __getitem__(self, grid: Sequence[int] | Callable) -> Callable[..., None]:
@@ -191,11 +229,20 @@ class CachedKernel:
     def launch(self, grid: Sequence[int] | Callable, *args: Any, **kwargs: Any) -> None:
         """Launch on ``grid``; the first call per specialisation compiles through Triton.
 
-        The key is :func:`_specialisation` of the arguments."""
+        The native hot path (``native_launch.c``) keys, looks up and launches in one C call;
+        what it declines (a miss, a callable grid, an argument it does not key) comes here."""
+        if self._direct and _NATIVE is not None and _NATIVE.launch(self._kernels, grid, args,
+                                                                   kwargs):  # fmt: skip
+            return
         if not self._direct:
             self.fn[grid](*args, **kwargs)
             return
-        key, index = _specialisation(args, kwargs)
+        if callable(grid):  # Triton's convention: grid(meta) with every parameter by name
+            grid = grid({**dict(zip(self._names, self._ordered(args, kwargs)[0], strict=False)),
+                         **kwargs})  # fmt: skip
+            if _NATIVE is not None and _NATIVE.launch(self._kernels, grid, args, kwargs):
+                return
+        key, index = _key(args, kwargs)
         if index < 0:  # CPU tensors (get_device() == -1) or no tensor at all
             self.fn[grid](*args, **kwargs)
             return
@@ -204,17 +251,14 @@ class CachedKernel:
         except TypeError:  # an unhashable argument: let Triton bind it
             self.fn[grid](*args, **kwargs)
             return
-        if callable(grid):  # Triton's convention: grid(meta) with every parameter by name
-            grid = grid({**dict(zip(self._names, self._ordered(args, kwargs)[0], strict=False)),
-                         **kwargs})  # fmt: skip
         if hit is None:
             self._compile(key, grid, index, args, kwargs)
             return
         n = len(grid)
-        hit(grid[0], grid[1] if n > 1 else 1, grid[2] if n > 2 else 1, self._stream(index),
-            args, kwargs)  # fmt: skip
+        _call(hit, grid[0], grid[1] if n > 1 else 1, grid[2] if n > 2 else 1, self._stream(index),
+              args, kwargs)  # fmt: skip
 
-    def _compile(self, key: tuple, grid: Sequence[int], index: int, args: tuple,
+    def _compile(self, key: Any, grid: Sequence[int], index: int, args: tuple,
                  kwargs: dict[str, Any]) -> None:  # fmt: skip
         """Compile and launch through Triton's ``run``; keep the compiled kernel's launcher."""
         with torch.cuda.device(index):
