@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from passnet.synth.kernel import Kernel
-from passnet.synth.shapes import prod
+from passnet.synth.shapes import atom, prod
 
 _HEADER = '''"""{title}
 
@@ -97,6 +97,26 @@ def _kernel_source(name: str, k: Kernel) -> tuple[str, list[str]]:
     return head + "):\n" + "".join(f"    {line}\n" for line in body), args
 
 
+def _pow2(x: str) -> str:
+    """The smallest power of two >= ``x`` (>= 1), inline: ``triton.next_power_of_2`` and
+    ``triton.cdiv`` are Python calls that cost more host time than the arithmetic."""
+    return f"1 << ({x} - 1).bit_length()"
+
+
+_MAX_CALL = re.compile(r"max\([^()]*\)")
+
+
+def _hoist_max(lines: list[str], start: int) -> list[str]:
+    """Give each distinct broadcast size ``max(s0[k], s1[k])`` in ``lines[start:]`` a local
+    computed once (``m0 = max(...)``), inserted at ``start``: the wrapper runs on every call."""
+    found = list(dict.fromkeys(m for line in lines[start:] for m in _MAX_CALL.findall(line)))
+    if not found:
+        return lines
+    names = {expr: f"m{k}" for k, expr in enumerate(found)}
+    body = [_MAX_CALL.sub(lambda m: names[m.group(0)], line) for line in lines[start:]]
+    return lines[:start] + [f"    {v} = {k}" for k, v in names.items()] + body
+
+
 def _grid_lines(fname: str, k: Kernel) -> list[str]:
     """Per phase: its size, block sizes and program count ``g<i>``."""
     lines = []
@@ -106,24 +126,24 @@ def _grid_lines(fname: str, k: Kernel) -> list[str]:
         dom = ph.domain
         if ph.mode == "flat":
             lines.append(f"    numel{sfx} = {prod(dom, k.shapes.n).expr}")
-            lines.append(f"    BLOCK{sfx} = 1024 if in0.is_cuda else min(triton.next_power_of_2("
-                         f"numel{sfx}), 65536)")
-            lines.append(f"    g{i} = triton.cdiv(numel{sfx}, BLOCK{sfx})")
+            lines.append(f"    BLOCK{sfx} = 1024 if in0.is_cuda else min({_pow2(f'numel{sfx}')}, "
+                         "65536)")
+            lines.append(f"    g{i} = (numel{sfx} + BLOCK{sfx} - 1) // BLOCK{sfx}")
             continue
         n = dom[-1]
         lines.append(f"    n_rows{sfx} = {prod(dom[:-1], k.shapes.n).expr}")
         if n.literal is not None:
             lines.append(f"    BLOCK_N{sfx} = {1 << max(n.literal - 1, 0).bit_length()}")
         else:
-            lines.append(f"    BLOCK_N{sfx} = triton.next_power_of_2({n.expr})")
+            lines.append(f"    BLOCK_N{sfx} = {_pow2(atom(n.expr))}")
             lines.append(f"    if BLOCK_N{sfx} > 32768:")
             lines.append(f'        raise ValueError("{fname}: rows longer than 32768 elements")')
         lines.append("    if in0.is_cuda:")
         lines.append(f"        BLOCK_M{sfx} = max(1, min(64, 4096 // BLOCK_N{sfx}))")
         lines.append("    else:")
-        lines.append(f"        BLOCK_M{sfx} = max(1, min(triton.next_power_of_2(n_rows{sfx}), "
+        lines.append(f"        BLOCK_M{sfx} = max(1, min({_pow2(f'n_rows{sfx}')}, "
                      f"65536 // BLOCK_N{sfx}))")
-        lines.append(f"    g{i} = triton.cdiv(n_rows{sfx}, BLOCK_M{sfx})")
+        lines.append(f"    g{i} = (n_rows{sfx} + BLOCK_M{sfx} - 1) // BLOCK_M{sfx}")
     return lines
 
 
@@ -135,6 +155,7 @@ def _wrapper_source(fname: str, kname: str, k: Kernel, n_inputs: int, args: list
     ranks = [f"len(s{j}) != {len(shapes.dims[node])}" for j, node in enumerate(k.inputs)]
     lines.append(f"    if {' or '.join(ranks)}:")
     lines.append(f'        raise ValueError("{fname}: an input of another rank than generated for")')
+    after_ranks = len(lines)
     if shapes.guards:
         lines.append("    if not (" + "\n            and ".join(shapes.guards) + "):")
         lines.append(f'        raise ValueError("{fname}: shapes outside those generated for")')
@@ -144,7 +165,10 @@ def _wrapper_source(fname: str, kname: str, k: Kernel, n_inputs: int, args: list
     for i, node in enumerate(k.outputs):
         dims = _tuple([d.expr for d in shapes.dims[node]]) if shapes.dims[node] else "()"
         dtype = shapes.dtypes[node].python()
-        lines.append(f"    y{i} = torch.empty({dims}, dtype={dtype}, device=in0.device)")
+        if re.fullmatch(r"in\d+\.dtype", dtype):  # new_empty: that input's dtype and device
+            lines.append(f"    y{i} = {dtype.split('.')[0]}.new_empty({dims})")
+        else:
+            lines.append(f"    y{i} = torch.empty({dims}, dtype={dtype}, device=in0.device)")
         outs.append(f"y{i}")
     lines += _grid_lines(fname, k)
     grid = " + ".join(f"g{i}" for i in range(len(k.phases)))
@@ -153,7 +177,7 @@ def _wrapper_source(fname: str, kname: str, k: Kernel, n_inputs: int, args: list
     lines += [f"            {a}," for a in args]
     lines.append("        )")
     lines.append(f"    return {outs[0] if len(outs) == 1 else _tuple(outs)}")
-    return "\n".join(lines) + "\n"
+    return "\n".join(_hoist_max(lines, after_ranks)) + "\n"
 
 
 def module_source(task: str, fname: str, k: Kernel, pattern: str, n_inputs: int) -> str:
