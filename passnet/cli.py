@@ -162,6 +162,9 @@ def eval_cmd(
         loaded = load_task(task)
     except (ValueError, TaskError) as exc:
         _fail(str(exc))
+    if spec.kind == "synth":
+        _fail("synth is a candidate of passnet bench; for one task run `passnet synth TASK "
+              "--out DIR`, then `passnet eval TASK --pass-dir DIR/<task>/pass`.")  # fmt: skip
     params = default_parameters(
         device,
         b=b,

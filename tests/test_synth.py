@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from passnet.agent.trajectory import AttemptRecord
 from passnet.dataset.task import load_task, write_task
 from passnet.evaluation.compare import compare_outputs
 from passnet.evaluation.results import Parameters
@@ -77,6 +78,8 @@ def test_family_gets_a_correct_pass(tmp_path: Path, name: str, dtypes: tuple, wh
         assert v["status"] == "ok" and v["tightest_t"] <= STRICT_T, v
     report = json.loads((tmp_path / "out" / name / "synth.json").read_text())
     assert report["status"] == "written" and report["rules"]
+    record = AttemptRecord.model_validate_json((tmp_path / "out" / name / "trajectory.json").read_text())
+    assert record.final_correct and record.stop_reason == "finish", report["trajectory"]
 
 
 def test_variants_with_other_literals_get_a_rule_each(tmp_path: Path) -> None:

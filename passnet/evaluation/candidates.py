@@ -42,7 +42,9 @@ class BuiltCandidate:
 
 
 def parse_candidate(text: str) -> CandidateSpec:
-    """``eager``, ``inductor``, ``inductor:max-autotune`` or ``passes:DIR`` -> CandidateSpec."""
+    """``eager``, ``inductor``, ``inductor:max-autotune``, ``passes:DIR`` or ``synth`` ->
+    CandidateSpec. ``synth`` is not buildable here: ``passnet bench`` synthesises a pass folder
+    per task (passnet.runner.synth_candidate) and evaluates that as a ``pass``."""
     kind, _, arg = text.partition(":")
     if kind in ("passes", "pass"):
         if not arg:
@@ -55,7 +57,11 @@ def parse_candidate(text: str) -> CandidateSpec:
         if mode not in INDUCTOR_MODES:
             raise ValueError(f"unknown Inductor mode {mode!r}; known: {', '.join(INDUCTOR_MODES)}")
         return CandidateSpec(kind="inductor", options={"mode": mode})
-    raise ValueError(f"unknown candidate {text!r}; known: eager, inductor[:MODE], passes:DIR")
+    if kind == "synth" and not arg:
+        return CandidateSpec(kind="synth")
+    raise ValueError(
+        f"unknown candidate {text!r}; known: eager, inductor[:MODE], passes:DIR, synth"
+    )
 
 
 def _inductor_compile(gm: torch.fx.GraphModule, inputs: list[Any], mode: str) -> Callable:
@@ -139,6 +145,8 @@ def build_candidate(
             lines = [f"{r.name}: {r.diagnostic or 'no match'}" for r in report.rules]
             raise NoMatchError("no pass matched this graph. " + " | ".join(lines))
         return BuiltCandidate(fn=gm.forward, matches=report.matches)
+    if spec.kind == "synth":
+        raise ValueError("synth is resolved to a pass folder per task by passnet bench")
     raise ValueError(f"unknown candidate kind {spec.kind!r}")
 
 

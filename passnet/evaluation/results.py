@@ -237,7 +237,10 @@ def default_parameters(device: str, **overrides: object) -> Parameters:
 class CandidateSpec(BaseModel):
     """How the candidate was built; enough to re-run it exactly."""
 
-    kind: str = Field(description="'pass', 'eager' or 'inductor'")
+    kind: str = Field(
+        description="'pass', 'eager', 'inductor', or 'synth' (passnet bench only: each task is "
+        "evaluated as the pass folder synthesised for it)"
+    )
     pass_dir: str | None = None
     options: dict[str, str] = Field(default_factory=dict)
 

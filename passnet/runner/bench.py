@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from passnet.evaluation.candidates import parse_candidate
 from passnet.evaluation.results import (
@@ -39,6 +39,9 @@ from passnet.runner.suite import (
     is_baseline,
     load_suite,
 )
+
+if TYPE_CHECKING:
+    from passnet.synth.driver import SynthResult
 
 TIMING_FIELDS = (
     "warmup", "trials", "rounds", "noise_limit", "max_reruns", "call_path", "cpu_threads",
@@ -79,13 +82,18 @@ def context_key(content_hash: str, env: Environment, params: Parameters) -> str:
 
 @dataclass(frozen=True)
 class Candidate:
-    spec: CandidateSpec
+    spec: CandidateSpec  # what the executor evaluates (synth: the task's pass folder)
     candidate_id: str
     content_hash: str
+    name: str | None = None  # the label when ``spec`` stands in for another candidate
 
     @property
     def baseline(self) -> bool:
         return is_baseline(self.spec)
+
+    @property
+    def label(self) -> str:
+        return self.name or self.spec.label
 
 
 @dataclass(frozen=True)
@@ -136,6 +144,7 @@ class BenchConfig:
     use_cache: bool = True
     retries: int = 2  # per item and invocation, for RETRY_STATUSES; not part of the run id
     rerun: tuple[str, ...] = ()  # statuses whose results are set aside and measured again
+    synth_dir: Path | str | None = None  # synth candidate's pass cache [store's folder/synth]
 
 
 @dataclass
@@ -171,7 +180,8 @@ class Plan:
 
 
 def resolve_candidates(texts: Iterable[str]) -> list[Candidate]:
-    """Parse candidate strings (``eager``, ``inductor[:MODE]``, ``passes:DIR``), deduplicated."""
+    """Parse candidate strings (``eager``, ``inductor[:MODE]``, ``passes:DIR``, ``synth``),
+    deduplicated."""
     out: list[Candidate] = []
     seen: set[str] = set()
     for text in texts:
@@ -290,6 +300,25 @@ def _record(store: Store, m: Measurement, session: int, summary: BenchSummary) -
         summary.cpu_steal.append(r.cpu_steal)
 
 
+def _resolve_synth(
+    plan: Plan,
+    store: Store,
+    config: BenchConfig,
+    pending: list[WorkItem],
+    on_synth: Callable[[str, SynthResult], None] | None,
+) -> tuple[list[WorkItem], list[tuple[WorkItem, VariantResult]]]:
+    """Synthesise (or reuse) the pass of each task with pending ``synth`` items."""
+    synth = [c for c in plan.candidates if c.spec.kind == "synth"]
+    if not synth or not any(i.candidate.spec.kind == "synth" for i in pending):
+        return pending, []
+    from passnet.runner.synth_candidate import resolve_synth, synth_cache_dir
+
+    root = Path(config.synth_dir) if config.synth_dir else Path(store.path).parent / "synth"
+    cache = synth_cache_dir(root.resolve(), synth[0].content_hash, plan.environment)
+    tasks = {t.task_id: t for t in plan.suite.tasks}
+    return resolve_synth(pending, tasks, cache, config.device, plan.parameters, on_synth)
+
+
 def bench(
     config: BenchConfig,
     store: Store,
@@ -298,8 +327,10 @@ def bench(
     on_start: Callable[[Plan, int], None] | None = None,
     on_result: Callable[[WorkItem, VariantResult | None], None] | None = None,
     on_retry: Callable[[WorkItem, VariantResult, int], None] | None = None,
+    on_synth: Callable[[str, SynthResult], None] | None = None,
 ) -> BenchSummary:
-    """Run (or continue) a benchmark run; returns what this invocation did."""
+    """Run (or continue) a benchmark run; returns what this invocation did. ``synth`` items
+    are resolved first, task by task (:mod:`passnet.runner.synth_candidate`)."""
     t0 = time.perf_counter()
     rerun = check_rerun(config.rerun)
     if config.retries < 0:
@@ -316,9 +347,19 @@ def bench(
     try:
         if config.use_cache:
             pending = _serve_from_cache(plan, store, session, pending, summary)
+        pending, skipped = _resolve_synth(plan, store, config, pending, on_synth)
         if on_start:
-            on_start(plan, len(pending))
+            on_start(plan, len(pending) + len(skipped))
         env_ids: dict[str, str] = {}
+        if skipped:  # no pass to run: stored as they are, in the driver's environment
+            env = plan.environment
+            env_ids[env.model_dump_json()] = env_id = store.put_environment(env)
+            for item, r in skipped:
+                key = context_key(item.variant.content_hash, env, plan.parameters)
+                _record(store, _measurement(plan, item, r, env_id, key, env.device), session,
+                        summary)  # fmt: skip
+                if on_result:
+                    on_result(item, r)
         tries: dict[tuple[str, str], int] = {}
         # spare workers: each local worker process starts while the previous one measures
         with spare_workers():

@@ -83,7 +83,7 @@ def _progress(total_label: str):  # noqa: ANN202 - (Progress, on_start, on_resul
             speed = f" {result.speedup:.3f}x" if result is not None and result.speedup else ""
             where = f"{item.variant.variant.graph}"
             progress.console.print(
-                f"[dim]{short_label(item.candidate.spec.label)}[/] {where}: {status}{speed}",
+                f"[dim]{short_label(item.candidate.label)}[/] {where}: {status}{speed}",
                 soft_wrap=True,
                 highlight=False,
             )
@@ -93,7 +93,7 @@ def _progress(total_label: str):  # noqa: ANN202 - (Progress, on_start, on_resul
         from passnet.reports.leaderboard import short_label
 
         progress.console.print(
-            f"[dim]{short_label(item.candidate.spec.label)}[/] {item.variant.variant.graph}: "
+            f"[dim]{short_label(item.candidate.label)}[/] {item.variant.variant.graph}: "
             f"{result.status.value}, retry {attempt} (attempt kept in the store)",
             soft_wrap=True,
             highlight=False,
@@ -110,7 +110,10 @@ def bench_cmd(
     candidates: Annotated[
         list[str] | None,
         typer.Option(
-            "--candidates", "-c", help="comma-separated: eager, inductor[:MODE], passes:DIR"
+            "--candidates",
+            "-c",
+            help="comma-separated: eager, inductor[:MODE], passes:DIR, synth (a pass per task "
+            "from passnet synth, cached beside the store)",
         ),
     ] = None,
     device: Annotated[str, typer.Option(help="cpu, cuda (every visible GPU) or cuda:N")] = "cpu",
@@ -237,10 +240,22 @@ def bench_cmd(
         st.close()
         _fail(str(exc))
     progress, on_start, on_result, on_retry = _progress("measuring")
+
+    def on_synth(task: str, r) -> None:  # noqa: ANN001 - passnet.synth.driver.SynthResult
+        why = f": {r.reason}" if r.reason else ""
+        colour = "green" if r.status == "written" else "yellow"
+        err.print(f"[dim]synth[/] {task}: [{colour}]{r.status}[/]{escape(why)}", soft_wrap=True)
+
     with st:
         try:
             summary = bench(
-                config, st, ex, on_start=on_start, on_result=on_result, on_retry=on_retry
+                config,
+                st,
+                ex,
+                on_start=on_start,
+                on_result=on_result,
+                on_retry=on_retry,
+                on_synth=on_synth,
             )
         except (SuiteError, StoreError, TaskError, ValueError) as exc:
             _fail(str(exc))

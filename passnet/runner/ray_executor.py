@@ -120,11 +120,11 @@ class RayExecutor:
         for item in items:
             spec = item.candidate.spec
             pass_files = None
-            if spec.kind == "pass":
-                cid = item.candidate.candidate_id
-                if cid not in pass_refs:
-                    pass_refs[cid] = ray.put(folder_files(Path(str(spec.pass_dir))))
-                pass_files = pass_refs[cid]
+            if spec.kind == "pass":  # by folder: synth items of one candidate differ per task
+                folder = str(spec.pass_dir)
+                if folder not in pass_refs:
+                    pass_refs[folder] = ray.put(folder_files(Path(folder)))
+                pass_files = pass_refs[folder]
             v = item.variant.variant
             ref = evaluate.options(**self.options).remote(
                 v.graph,

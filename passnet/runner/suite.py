@@ -73,15 +73,28 @@ def folder_files(folder: Path) -> dict[str, bytes]:
     return out
 
 
+def _files_digest(folder: Path) -> str:
+    files = folder_files(folder)
+    return digest(*[x for rel, data in files.items() for x in (rel, data)], n=24)
+
+
+def synth_code_hash() -> str:
+    """Hash of the synthesizer's source (passnet/synth): what ``synth`` produces depends on
+    it, so a changed synthesizer is a new candidate (new run id, new synthesis cache)."""
+    return _files_digest(Path(passnet.__file__).resolve().parent / "synth")
+
+
 def candidate_id(spec: CandidateSpec) -> tuple[str, str]:
-    """(candidate id, content hash): a pass is identified by the bytes of its folder."""
+    """(candidate id, content hash): a pass is identified by the bytes of its folder, the
+    ``synth`` candidate by the bytes of the synthesizer."""
     content = ""
     if spec.kind == "pass":
         folder = Path(str(spec.pass_dir))
         if not folder.is_dir():
             raise SuiteError(f"pass folder {folder} does not exist")
-        files = folder_files(folder)
-        content = digest(*[x for rel, data in files.items() for x in (rel, data)], n=24)
+        content = _files_digest(folder)
+    elif spec.kind == "synth":
+        content = synth_code_hash()
     spec_key = canonical_json({"kind": spec.kind, "options": spec.options})
     return digest(spec_key, content), content
 

@@ -4,7 +4,9 @@
 supported ops (:mod:`.graph`), turns it into a pattern that the matcher finds in every variant
 (:mod:`.pattern`), lowers it to one Triton kernel whose loads and stores follow each tensor's
 real strides through every view (:mod:`.lower`, :mod:`.emit`), and keeps the pass only if
-the evaluator finds it correct on every variant (:mod:`.driver`). See docs/synth.md.
+the evaluator finds it correct on every variant (:mod:`.driver`); each verified synthesis is
+also recorded as an agent trajectory (:mod:`.trajectory`). ``passnet bench -c synth`` runs it
+per task (passnet.runner.synth_candidate). See docs/synth.md.
 """
 
 from passnet.synth.driver import SynthResult, synthesize_task

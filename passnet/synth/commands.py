@@ -30,8 +30,7 @@ def synth_cmd(
     from rich.table import Table
 
     from passnet.cli import _fail
-    from passnet.evaluation.results import Parameters
-    from passnet.synth.driver import CPU_PARAMETERS, synthesize_task, task_folders
+    from passnet.synth.driver import synth_parameters, synthesize_task, task_folders
 
     console = Console()
     if not target.is_dir():
@@ -46,7 +45,7 @@ def synth_cmd(
     tasks = [t for t in task_folders(target) if not filter_ or fnmatch.fnmatch(t.name, filter_)]
     if not tasks:
         _fail(f"no task folder (with graph_list.txt) in {target}.")
-    base = CPU_PARAMETERS if device == "cpu" else Parameters(warmup=10, trials=50, rounds=2)
+    base = synth_parameters(device)
     updates = {"warmup": warmup, "trials": trials, "timeout_s": timeout}
     params = base.model_copy(update={k: v for k, v in updates.items() if v is not None})
     table = Table(title=f"passnet synth ({device})", expand=False)
@@ -70,6 +69,10 @@ def synth_cmd(
     console.print(f"{written} of {len(summary)} task(s) got a pass; reports in {out}/<task>/synth.json")
     out.mkdir(parents=True, exist_ok=True)
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    if verify:
+        from passnet.synth.trajectory import collect_trajectories
+
+        console.print(f"trajectories (agent record format): {collect_trajectories(out)}")
 
 
 def register(app: typer.Typer) -> None:

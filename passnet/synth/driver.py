@@ -31,6 +31,15 @@ for float32, 4e-3 for float16, 3.6e-2 for bfloat16, atol 1e-4); eager-faithful r
 reaches -5 or tighter, so a kernel that only passes looser levels has a numerics bug."""
 RULES_FILE = "sorted_output_pass_rule_names.json"
 CPU_PARAMETERS = Parameters(warmup=1, trials=5, rounds=1, max_reruns=0, timeout_s=600)
+CUDA_PARAMETERS = Parameters(warmup=10, trials=50, rounds=2)
+SYNTH_JSON = "synth.json"
+TRAJECTORY_JSON = "trajectory.json"
+
+
+def synth_parameters(device: str) -> Parameters:
+    """How the synthesizer verifies on ``device``: few calls in the interpreter (its timings
+    mean nothing), enough on a GPU to tell a win from noise (the keep rule needs it)."""
+    return CPU_PARAMETERS if device == "cpu" else CUDA_PARAMETERS
 
 
 @dataclass
@@ -44,10 +53,20 @@ class SynthResult:
     pass_dir: str | None = None
     rules: list[dict[str, Any]] = field(default_factory=list)
     verification: dict[str, Any] | None = None
+    trajectory: str | None = None  # trajectory.json's path, or why it could not be written
     seconds: float = 0.0
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2) + "\n"
+
+    @classmethod
+    def load(cls, folder: Path) -> SynthResult | None:
+        """The result a finished synthesis left in ``folder`` (None: none, or unreadable)."""
+        try:
+            data = json.loads((folder / SYNTH_JSON).read_text(encoding="utf-8"))
+            return cls(**data)
+        except (OSError, ValueError, TypeError):
+            return None
 
 
 def _ident(name: str) -> str:
@@ -102,13 +121,20 @@ def _verdict(summary: dict[str, Any], device: str) -> str | None:
 
 
 def synthesize_task(task_path: str | Path, out: str | Path, *, device: str = "cpu",
-                    verify: bool = True, parameters: Parameters | None = None) -> SynthResult:
-    """Write ``out/<task>/pass/`` (or ``rejected_pass/``) and ``out/<task>/synth.json``."""
+                    verify: bool = True, parameters: Parameters | None = None,
+                    folder_name: str | None = None) -> SynthResult:  # fmt: skip
+    """Write ``out/<task>/pass/`` (or ``rejected_pass/``), ``out/<task>/synth.json`` and, when
+    a written pass was verified, ``out/<task>/trajectory.json`` (the agent's record format).
+    ``folder_name`` replaces ``<task>`` (the bench cache keys folders by content)."""
     t0 = time.perf_counter()
     task = load_task(task_path)
-    folder = Path(out) / task.path.name
-    for old in ("pass", "rejected_pass"):
-        shutil.rmtree(folder / old, ignore_errors=True)
+    folder = Path(out) / (folder_name or task.path.name)
+    for old in ("pass", "rejected_pass", TRAJECTORY_JSON, SYNTH_JSON):
+        target = folder / old
+        if target.is_dir():
+            shutil.rmtree(target, ignore_errors=True)
+        else:
+            target.unlink(missing_ok=True)
     folder.mkdir(parents=True, exist_ok=True)
     result = SynthResult(task=str(task.path), name=task.name, status="skipped")
     try:
@@ -118,7 +144,7 @@ def synthesize_task(task_path: str | Path, out: str | Path, *, device: str = "cp
     except Exception as exc:  # noqa: BLE001 - a task the synthesizer trips on is a skip
         result.reason = f"synthesizer error: {type(exc).__name__}: {exc}"
     result.seconds = round(time.perf_counter() - t0, 2)
-    (folder / "synth.json").write_text(result.to_json(), encoding="utf-8")
+    (folder / SYNTH_JSON).write_text(result.to_json(), encoding="utf-8")
     return result
 
 
@@ -148,12 +174,20 @@ def _synthesize(task: Task, folder: Path, result: SynthResult, device: str, veri
         result.reason = f"policy: {violations[0]}"
     elif verify:
         from passnet.evaluation.evaluator import evaluate_task
+        from passnet.synth.trajectory import write_trajectory
 
-        params = parameters or (CPU_PARAMETERS if device == "cpu" else Parameters())
+        params = parameters or synth_parameters(device)
         spec = CandidateSpec(kind="pass", pass_dir=str(pass_dir))
-        summary = _summary(evaluate_task(task, spec, device=device, parameters=params))
+        evaluated = evaluate_task(task, spec, device=device, parameters=params)
+        summary = _summary(evaluated)
         result.verification = summary
         result.reason = _verdict(summary, device)
+        try:  # training data is a by-product: its failure never costs the pass
+            result.trajectory = str(write_trajectory(
+                folder / TRAJECTORY_JSON, task, pass_dir, result.rules, evaluated, result.reason,
+                params, device))  # fmt: skip
+        except Exception as exc:  # noqa: BLE001
+            result.trajectory = f"not written: {type(exc).__name__}: {exc}"
     if result.reason is None:
         result.status = "written"
         return

@@ -1,0 +1,106 @@
+"""The ``synth`` candidate of ``passnet bench``: a synthesised pass folder per task.
+
+Before a run's ``synth`` items are measured, each of their tasks is synthesised (and verified,
+as ``passnet synth`` does) into a cache folder keyed by the synthesizer's code hash, the device
+model and the content of the whole task folder, so a rerun or resume reuses the folder instead
+of synthesising again. A task that got a pass is then measured like any submitted pass: its items
+go to the executor as a ``pass`` candidate on that folder, same worker, same policy and runtime
+checks. A task the synthesizer skipped or rejected gets, for each of its variants, a stored
+``no_match`` result whose error says ``skipped: <why>`` (there is no pass to run: the method
+produced nothing for it, scored like a pass that matches nothing).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from passnet.evaluation.results import CandidateSpec, Environment, Parameters, Status, VariantResult
+from passnet.runner.suite import SuiteTask, _suite_task, digest
+from passnet.scores.tolerance import ErrorClass
+
+if TYPE_CHECKING:  # bench imports this module at run time, not the other way round
+    from passnet.runner.bench import WorkItem
+    from passnet.synth.driver import SynthResult
+
+SKIPPED = "skipped"
+"""How a skipped task's results start their ``error``: ``skipped: unsupported op linear; ...``."""
+TRANSIENT = ("synthesizer error", "crash", "timeout")
+"""Reasons a cached skip is not reused (a host or harness problem, not the task's verdict):
+the next resolution, e.g. after ``--rerun-failed --rerun-status no_match``, synthesises again."""
+
+
+def synth_cache_dir(root: Path, content_hash: str, env: Environment) -> Path:
+    """Where one synthesizer version keeps its folders for one device model."""
+    device = env.device.split(":")[0]
+    return root / f"{device}-{digest(content_hash, device, env.device_name, n=12)}"
+
+
+def synth_folder(cache: Path, task: SuiteTask) -> Path:
+    """The task's folder in the cache: by name for reading, by content for keying. The
+    synthesizer reads the whole task folder (every variant, whatever ``--dtype`` keeps), so
+    the key is the id of the whole task, not of the run's selection of its variants."""
+    whole = _suite_task(task.task)
+    return cache / f"{task.task.path.name}-{whole.task_id if whole else task.task_id}"
+
+
+def synthesize_cached(task: SuiteTask, cache: Path, device: str, timeout_s: float) -> SynthResult:
+    """The task's synthesis from the cache, else synthesised (and verified) now."""
+    from passnet.synth.driver import SynthResult, synth_parameters, synthesize_task
+
+    folder = synth_folder(cache, task)
+    done = SynthResult.load(folder)
+    if done is not None and (
+        (done.status == "written" and (folder / "pass").is_dir())
+        or (done.status != "written" and not (done.reason or "").startswith(TRANSIENT))
+    ):
+        return done
+    params = synth_parameters(device).model_copy(update={"timeout_s": timeout_s})
+    return synthesize_task(task.task.path, cache, device=device, parameters=params,
+                           folder_name=folder.name)  # fmt: skip
+
+
+def skipped_result(variant_graph: str, dtype: str, reason: str | None) -> VariantResult:
+    """The stored result of a variant whose task got no pass from the synthesizer."""
+    return VariantResult(
+        graph=variant_graph,
+        dtype=dtype,
+        status=Status.NO_MATCH,
+        error_class=ErrorClass.COMPILE,
+        error=f"{SKIPPED}: {reason or 'no pass'}",
+    )
+
+
+def resolve_synth(
+    items: list[WorkItem],
+    tasks: dict[str, SuiteTask],
+    cache: Path,
+    device: str,
+    params: Parameters,
+    on_task: Callable[[str, SynthResult], None] | None = None,
+) -> tuple[list[WorkItem], list[tuple[WorkItem, VariantResult]]]:
+    """Split ``items``: synth items of tasks with a pass become ``pass`` items on its folder
+    (same candidate id), synth items of skipped tasks become (item, skipped result) pairs;
+    other items pass through unchanged. Synthesises each task once, in order."""
+    out, skipped = [], []
+    done: dict[str, SynthResult] = {}
+    for item in items:
+        if item.candidate.spec.kind != "synth":
+            out.append(item)
+            continue
+        tid = item.variant.task_id
+        if tid not in done:
+            done[tid] = synthesize_cached(tasks[tid], cache, device, params.timeout_s)
+            if on_task is not None:
+                on_task(tasks[tid].name, done[tid])
+        r = done[tid]
+        if r.status == "written":
+            folder = synth_folder(cache, tasks[tid]) / "pass"
+            spec = CandidateSpec(kind="pass", pass_dir=str(folder.resolve()))
+            out.append(replace(item, candidate=replace(item.candidate, spec=spec, name="synth")))
+        else:
+            v = item.variant.variant
+            skipped.append((item, skipped_result(v.graph, v.dtype, r.reason)))
+    return out, skipped
