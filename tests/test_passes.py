@@ -15,6 +15,7 @@ import shutil
 import sys
 import textwrap
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 import torch
@@ -131,6 +132,20 @@ def test_helper_named_like_an_imported_package_does_not_shadow_it(tmp_path: Path
     folder = write_pass(tmp_path / "p", {"R.py": simple_rule("return torch.relu(x)")}, ["R"])
     (folder / "torch.py").write_text("raise RuntimeError('shadowed torch')\n")
     assert load_pass_dir(folder).rules[0].module.torch is torch
+
+
+def test_helper_shadows_an_imported_third_party_module(tmp_path: Path) -> None:
+    """CI imported Hugging Face's `kernels` package (through transformers) before loading a pass
+    whose helper is `kernels.py`: the folder's file must win, and the package must come back."""
+    installed = ModuleType("kernels")
+    installed_sub = ModuleType("kernels.layer")
+    sys.modules.update({"kernels": installed, "kernels.layer": installed_sub})
+    try:
+        ps = load_pass_dir(PASSES / "helper_import")
+        assert ps.rules[0].replacement.__module__ == "pass_dir.kernels"
+        assert sys.modules["kernels"] is installed and sys.modules["kernels.layer"] is installed_sub
+    finally:
+        del sys.modules["kernels"], sys.modules["kernels.layer"]
 
 
 def test_reload_sees_same_second_edit(tmp_path: Path) -> None:

@@ -1,10 +1,11 @@
 """Load a PassNet pass folder: `sorted_output_pass_rule_names.json` plus one module per rule.
 
 Each load gets its own `pass_dir` package object: while the folder's modules execute, `pass_dir.x`
-and a bare `import x` (for a file x.py of the folder not already imported from elsewhere) resolve
-to this folder's files, as one module object; afterwards the previous `sys.modules` entries come
-back, so two folders loaded in one process never share helper modules. Modules are compiled from source on every load (no `.pyc`), so an
-edit made within the same second as the previous load is never hidden by a stale bytecode cache.
+and a bare `import x` (for a file x.py of the folder) resolve to this folder's files, as one
+module object, as they would with the folder first on `sys.path`; afterwards the previous
+`sys.modules` entries come back, so two folders loaded in one process never share helper modules.
+Modules are compiled from source on every load (no `.pyc`), so an edit made within the same second
+as the previous load is never hidden by a stale bytecode cache.
 """
 
 from __future__ import annotations
@@ -24,6 +25,9 @@ from types import ModuleType
 
 RULES_FILE = "sorted_output_pass_rule_names.json"
 PACKAGE = "pass_dir"
+# Names a folder's file never shadows: the standard library and the packages a pass is written
+# against (a helper `triton.py` must not replace Triton for the harness while the folder loads).
+_UNSHADOWED = frozenset(sys.stdlib_module_names) | {"torch", "triton", "numpy", "passnet"}
 
 
 class PassLoadError(Exception):
@@ -140,14 +144,15 @@ def _owned(name: str, bare: set[str]) -> bool:
 def _isolated_pass_dir(folder: Path) -> Iterator[None]:
     """Route `pass_dir` and the folder's bare module names to `folder`, then restore sys.modules.
 
-    A bare name already imported (torch, triton, a stdlib module) keeps resolving to that module,
-    as it would with the folder on sys.path; only names not imported yet are aliased.
+    A folder file shadows an installed module of the same name even when that module is already
+    imported (a helper `kernels.py` beside Hugging Face's `kernels` package, which transformers
+    imports), except for the standard library and the packages in `_UNSHADOWED`.
     """
     stems = {p.stem for p in folder.glob("*.py")} | {
         p.parent.name for p in folder.glob("*/__init__.py")
     }
-    bare = {s for s in stems if s.isidentifier() and s not in sys.modules and s != PACKAGE}
-    saved = {k: v for k, v in sys.modules.items() if _owned(k, set())}
+    bare = {s for s in stems if s.isidentifier() and s not in _UNSHADOWED and s != PACKAGE}
+    saved = {k: v for k, v in sys.modules.items() if _owned(k, bare)}
     for k in saved:
         del sys.modules[k]
     finder = _PassDirFinder(folder, bare)
