@@ -109,9 +109,7 @@ def eval_cmd(
         str | None, typer.Option(help="baseline instead of passes: eager, inductor[:MODE]")
     ] = None,
     device: Annotated[str, typer.Option(help="cpu or cuda[:N]")] = "cpu",
-    json_out: Annotated[
-        Path | None, typer.Option("--json", help="write the result here")
-    ] = None,
+    json_out: Annotated[Path | None, typer.Option("--json", help="write the result here")] = None,
     b: Annotated[float, typer.Option(help="score of a failed subgraph (SPEC: 0.1)")] = 0.1,
     p: Annotated[float, typer.Option(help="slowdown penalty exponent (SPEC: 0)")] = 0.0,
     warmup: Annotated[
@@ -130,6 +128,14 @@ def eval_cmd(
     with_inductor: Annotated[
         bool, typer.Option("--with-inductor", help="also time Inductor for speedup vs Inductor")
     ] = False,
+    prepare_ahead: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            help="workers at once per device: each holds the device's timing lock only while it times, so "
+            "the next variants load, compile and check while one is timed",
+        ),
+    ] = 1,
 ) -> None:
     """Evaluate a pass folder (or a baseline compiler) on every variant of TASK."""
     from passnet.dataset.task import TaskError, load_task
@@ -193,6 +199,7 @@ def eval_cmd(
             parameters=params,
             with_inductor=with_inductor,
             on_variant=progress,
+            prepare_ahead=prepare_ahead,
         )
     print_task_result(result)
     if json_out:

@@ -67,7 +67,7 @@ def test_correct_triton_pass(bert_task: Task) -> None:
         if os.path.exists("/proc/stat"):  # host CPU steal while this variant was timed
             assert v.cpu_steal is not None and 0.0 <= v.cpu_steal <= 1.0
         # every phase of a passing variant, in order, and they account for the worker's time
-        assert list(v.phase_seconds) == ["setup", "build", "correctness", "ghost", "timing"]
+        assert list(v.phase_seconds) == ["setup", "build", "correctness", "ghost", "wait", "timing"]
         assert all(t >= 0 for t in v.phase_seconds.values()) and v.worker_seconds
         assert sum(v.phase_seconds.values()) == pytest.approx(v.worker_seconds, rel=0.05)
     assert result.task_correct and result.scores.subgraph_correct_rate == 1.0
@@ -99,7 +99,7 @@ def test_interpreter_timing_is_minimal_and_neutral(bert_task: Task, tmp_path: Pa
     assert v.reference and v.candidate and v.reference.wall.rounds == 1
     assert len(v.reference.wall.samples_us) == 5
     assert len(v.candidate.wall.samples_us) == 4  # the hidden checked call was dropped
-    assert list(v.phase_seconds) == ["setup", "build", "correctness", "ghost", "timing"]
+    assert list(v.phase_seconds) == ["setup", "build", "correctness", "ghost", "wait", "timing"]
     assert not [f for f in v.integrity if f.fatal]
     assert result.scores.AS > 0.5 > 0.147 and result.scores.neutral_speedups == 1
 

@@ -13,9 +13,11 @@ import secrets
 import subprocess
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from passnet.dataset.task import Task, Variant, load_task
+from passnet.evaluation import device_lock
 from passnet.evaluation.results import (
     STATUS_ERROR_CLASS,
     CandidateSpec,
@@ -130,6 +132,7 @@ def evaluate_variant(
         candidate=candidate.model_dump(),
         parameters=params.model_dump(),
         with_inductor=with_inductor,
+        lock_dir=str(device_lock.lock_dir()) if device_lock.enabled() else "",
     )
     out = run_worker(request, params.timeout_s, memory_limit, isolate_network=isolate_network)
     return VariantResult.model_validate(out)
@@ -167,24 +170,34 @@ def evaluate_task(
     memory_limit: int | None = -1,
     on_variant: Callable[[Variant, VariantResult], None] | None = None,
     isolate_network: bool = True,
+    prepare_ahead: int = 1,
 ) -> TaskResult:
-    """Evaluate ``candidate`` on every variant of ``task`` and score it (SPEC sections 5-7)."""
+    """Evaluate ``candidate`` on every variant of ``task`` and score it (SPEC sections 5-7).
+
+    ``prepare_ahead`` workers run at once: each holds the device's timing lock only while it
+    times (``passnet.evaluation.device_lock``), so the next variants load, compile and check
+    correctness while one is timed. Results and ``on_variant`` calls keep the task's order."""
     params = parameters or Parameters()
+    if prepare_ahead < 1:
+        raise ValueError(f"prepare_ahead must be at least 1, got {prepare_ahead}")
     if not isinstance(task, Task):
         task = load_task(task)
     t0 = time.perf_counter()
     results: list[VariantResult] = []
-    with spare_workers():
-        for variant in task.variants:
-            vr = evaluate_variant(
-                variant,
-                candidate,
-                device=device,
-                parameters=params,
-                with_inductor=with_inductor,
-                memory_limit=memory_limit,
-                isolate_network=isolate_network,
-            )
+
+    def one(variant: Variant) -> VariantResult:
+        return evaluate_variant(
+            variant,
+            candidate,
+            device=device,
+            parameters=params,
+            with_inductor=with_inductor,
+            memory_limit=memory_limit,
+            isolate_network=isolate_network,
+        )
+
+    with spare_workers(), ThreadPoolExecutor(max_workers=prepare_ahead) as pool:
+        for variant, vr in zip(task.variants, pool.map(one, task.variants), strict=True):
             results.append(vr)
             if on_variant:
                 on_variant(variant, vr)

@@ -136,7 +136,8 @@ class VariantResult(BaseModel):
     phase_seconds: dict[str, float] = Field(
         default_factory=dict,
         description="where worker_seconds went: setup, build, correctness (a compiler "
-        "compiles on its first call), ghost, timing; failed (last phase to the failure)",
+        "compiles on its first call), ghost, wait (for the device's timing lock, held by another "
+        "worker's timing), timing; failed (last phase to the failure)",
     )
     integrity: list[Finding] = Field(
         default_factory=list, description="runtime integrity findings (fatal ones fail the variant)"

@@ -67,6 +67,7 @@ def run_variant(req: WorkerRequest) -> dict[str, Any]:
         call_path_probe,
     )
     from passnet.evaluation.compare import StructureError, compare_outputs
+    from passnet.evaluation.device_lock import DeviceLock
     from passnet.evaluation.results import (
         STATUS_ERROR_CLASS,
         CandidateSpec,
@@ -107,6 +108,8 @@ def run_variant(req: WorkerRequest) -> dict[str, Any]:
         )
     rt: Runtime | None = None
     own: list[Finding] = []  # findings of the worker itself (policy, null kernel)
+    # Opened before any pass code runs; held only around the timed phase (device_lock).
+    timing_lock = DeviceLock(req.lock_dir, device) if req.lock_dir else None
 
     def phase(name: str) -> None:
         """Charge the time since the last phase ended to ``name`` (result.phase_seconds)."""
@@ -345,6 +348,10 @@ def run_variant(req: WorkerRequest) -> dict[str, Any]:
             return fail(Status.SAMPLE_ERROR if ref_failed else Status.RUNTIME_ERROR, str(exc))
         note(f"CUDA-graph regime: each side captured once ({calls} calls in a row), timed by "
              f"replay, per-call times = replay / {calls}" + dropped)  # fmt: skip
+    if timing_lock is not None:  # no other timing on this device from here to release
+        waited = timing_lock.acquire()
+        result.phase_seconds["wait"] = waited
+        clock[0] += waited  # not charged to timing
     try:
         with torch.no_grad():
             timings = measure(
@@ -368,6 +375,9 @@ def run_variant(req: WorkerRequest) -> dict[str, Any]:
             )
     except Exception as exc:  # noqa: BLE001 - a candidate failing on a later call
         return fail(Status.RUNTIME_ERROR, f"during timing: {short_error(exc)}{error_site(exc)}")
+    finally:
+        if timing_lock is not None:
+            timing_lock.release()
     if checker is not None and rt is not None:
         rt.phase = "timing"
         rt.verify()

@@ -44,6 +44,7 @@ def preload(inductor: bool = False) -> None:
         import torch._inductor.compile_fx  # noqa: F401
 
     import passnet.evaluation.candidates  # noqa: F401
+    import passnet.evaluation.device_lock  # noqa: F401
     import passnet.evaluation.timing  # noqa: F401
     import passnet.integrity.runtime  # noqa: F401
     import passnet.passes.launch  # noqa: F401 - builds or loads the native launch path

@@ -121,6 +121,14 @@ def bench_cmd(
         int | None,
         typer.Option(help="concurrent measurements [CPU: 1; GPU: one per GPU, never more]"),
     ] = None,
+    prepare_ahead: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            help="workers at once per device: each holds the device's timing lock only while it times, so "
+            "the next variants load, compile and check while one is timed",
+        ),
+    ] = 1,
     executor: Annotated[str, typer.Option(help="local (process pool) or ray")] = "local",
     address: Annotated[
         str | None, typer.Option(help="Ray cluster address (default: start a local one)")
@@ -231,11 +239,13 @@ def bench_cmd(
         if executor == "ray":
             from passnet.runner.ray_executor import RayExecutor
 
+            if prepare_ahead > 1:
+                _fail("--prepare-ahead is for the local executor (Ray schedules its own tasks).")
             ex = RayExecutor(device, address)
         else:
             if address:
                 _fail("--address is for --executor ray.")
-            ex = LocalPool(device, jobs)
+            ex = LocalPool(device, jobs, prepare_ahead=prepare_ahead)
     except ExecutorError as exc:
         st.close()
         _fail(str(exc))

@@ -1,10 +1,11 @@
 """The local executor: one driver thread per device slot, each running one measurement at a
 time through ``evaluate_variant`` (which spawns the sandboxed worker process).
 
-On a GPU machine there is one slot per visible GPU, pinned to ``cuda:i``: a measurement never
-shares a GPU with another one. On CPU the default is one slot, because measurements running
-side by side on the same cores disturb each other's timings; ``--jobs N`` trades timing
-quality for throughput (fine for correctness sweeps).
+On a GPU machine there is one slot per visible GPU, pinned to ``cuda:i``; on CPU the default is
+one slot. ``prepare_ahead`` (``--prepare-ahead N``) runs N workers per slot: a worker holds its
+device's timing lock (``passnet.evaluation.device_lock``) only while it times, so one item is
+timed while the next ones load, compile and check correctness, and no two timings overlap on
+a device. ``--jobs N`` on CPU adds slots; their timings take turns on the host-wide CPU lock.
 """
 
 from __future__ import annotations
@@ -84,8 +85,18 @@ class LocalPool:
 
     name = "local"
 
-    def __init__(self, device: str = "cpu", jobs: int | None = None, pin: bool = True) -> None:
-        self.slots = device_slots(device, jobs)
+    def __init__(
+        self,
+        device: str = "cpu",
+        jobs: int | None = None,
+        pin: bool = True,
+        prepare_ahead: int = 1,
+    ) -> None:
+        if prepare_ahead < 1:
+            raise ExecutorError(f"--prepare-ahead must be at least 1, got {prepare_ahead}")
+        # Several workers per device: one times (under the device's timing lock,
+        # passnet.evaluation.device_lock) while the others load, compile and check.
+        self.slots = [s for s in device_slots(device, jobs) for _ in range(prepare_ahead)]
         self.cpus = cpu_sets(len(self.slots)) if pin else None
         self._envs = {slot: environment(slot) for slot in dict.fromkeys(self.slots)}
         names = {env.device_name for env in self._envs.values()}
