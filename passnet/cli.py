@@ -119,6 +119,17 @@ def eval_cmd(
         int | None, typer.Option(help="timed calls per side [GPU 100, CPU 40]")
     ] = None,
     rounds: Annotated[int, typer.Option(help="interleaved measurement rounds")] = 4,
+    ci_target: Annotated[
+        float | None,
+        typer.Option(
+            min=0.001,
+            help="adaptive trials: add timed calls until every speedup is known within about "
+            "+-CI_TARGET (95% interval), e.g. 0.02 [default: exactly --trials calls]",
+        ),
+    ] = None,
+    max_trials: Annotated[
+        int | None, typer.Option(min=1, help="cap of adaptive timed calls a side [4 x trials]")
+    ] = None,
     timeout: Annotated[float, typer.Option(help="wall-clock limit per variant, seconds")] = 600.0,
     seed: Annotated[int | None, typer.Option(help="input seed (default: fresh random)")] = None,
     call_path: Annotated[str, typer.Option(help=CALL_PATH_HELP)] = "direct",
@@ -178,6 +189,8 @@ def eval_cmd(
         warmup=warmup,
         trials=trials,
         rounds=rounds,
+        ci_target=ci_target,
+        max_trials=max_trials,
         timeout_s=timeout,
         seed=seed,
         call_path=call_path,

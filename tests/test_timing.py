@@ -7,11 +7,16 @@ import torch
 
 from passnet.evaluation.timing import (
     Side,
+    ci_halfwidth,
     cpu_steal_jiffies,
     measure,
+    median_ci,
     relative_spread,
     steal_share,
+    timed_cap,
+    timing_rule,
 )
+from passnet.integrity.checks import TimedSampler, secret_positions
 
 
 def test_every_sample_is_kept_and_sides_interleave() -> None:
@@ -64,3 +69,62 @@ def test_cpu_steal_share() -> None:
     assert 0 <= before[0] <= before[1] and after[0] >= before[0] and after[1] >= before[1]
     share = steal_share(before, after)
     assert share is None or 0.0 <= share <= 1.0
+
+
+def test_median_interval_uses_order_statistics() -> None:
+    xs = [float(x) for x in range(100, 0, -1)]  # 1..100, unsorted
+    assert median_ci(xs) == (40.0, 61.0)  # ranks 40 and 61 for n = 100
+    assert median_ci([3.0, 1.0, 2.0]) == (1.0, 3.0)  # too few: the whole range
+    assert ci_halfwidth([10.0] * 50) == 0.0
+
+
+def _count(box: list[int]) -> Side:
+    return Side("s", lambda: box.append(1), ())
+
+
+def test_fixed_count_without_a_target_and_the_interval_is_recorded() -> None:
+    out = measure([_count([])], torch.device("cpu"), warmup=0, trials=20, rounds=4, max_reruns=0)
+    wall = out["s"].wall
+    assert len(wall.samples_us) == 20
+    assert wall.ci_low_us <= wall.median_us <= wall.ci_high_us
+
+
+def test_adaptive_count_stops_when_tight_or_at_the_cap() -> None:
+    dev = torch.device("cpu")
+    kw = dict(warmup=0, trials=20, rounds=4, max_reruns=0, noise_limit=1e9)
+    loose = measure([_count([])], dev, ci_target=1e6, **kw)  # met after the first block
+    assert len(loose["s"].wall.samples_us) == 20
+    tight = measure([_count([])], dev, ci_target=1e-12, max_trials=70, **kw)  # never met
+    assert len(tight["s"].wall.samples_us) == 60 and tight["s"].wall.rounds == 12
+    assert timed_cap(20, 4, None, None) == 20 and timed_cap(20, 4, 0.02, 70) == 60
+    assert timed_cap(20, 4, 0.02, None) == 80
+    rule = timing_rule(tight, 1e-12, 60)
+    assert rule.startswith("adaptive:") and "60 calls a side" in rule and "not met" in rule
+    assert timing_rule(tight, None, 60) == ""
+
+
+def test_checked_calls_reach_the_adaptive_extension() -> None:
+    """A candidate that behaves for its first calls and then cheats must still meet checked
+    calls: every extension block gets secret positions of its own."""
+    warmup, trials, rounds = 2, 16, 4
+    per_run = warmup + trials
+    longest = warmup + timed_cap(trials, rounds, 1e-12, 64)
+    positions, keep = secret_positions(warmup, per_run, 2, 3, longest)
+    blocks = [range(s, s + trials) for s in range(warmup, longest, trials)]
+    assert len(blocks) == 4 and all(len(positions & set(b)) == 2 for b in blocks)
+    assert keep and max(keep) < per_run and not positions & keep
+    checked: list[int] = []
+    sampler = TimedSampler(lambda: None, per_run, positions, keep, lambda args: checked.append(1))
+    measure(
+        [Side("candidate", sampler, ())],
+        torch.device("cpu"),
+        warmup=warmup,
+        trials=trials,
+        rounds=rounds,
+        max_reruns=1,
+        noise_limit=-1.0,  # always "noisy": a second run, whose positions restart
+        ci_target=1e-12,
+        max_trials=64,
+    )
+    assert sampler.n == 2 * longest and len(checked) == 2 * len(positions)
+    assert sampler.aligned

@@ -55,6 +55,10 @@ class Timing(BaseModel):
     samples_us: list[float]
     median_us: float
     iqr_us: float
+    ci_low_us: float | None = Field(
+        default=None, description="95% distribution-free interval of the median: low end"
+    )
+    ci_high_us: float | None = Field(default=None, description="the same interval's high end")
     rounds: int = Field(description="interleaved measurement rounds the samples came from")
     noisy: bool = Field(description="IQR/median stayed above the noise limit after re-runs")
 
@@ -121,6 +125,9 @@ class VariantResult(BaseModel):
         default=None, description="per-call cost of the candidate call path on an empty graph"
     )
     timing_note: str = Field(default="", description="e.g. 'triton interpreter' on CPU")
+    timing_rule: str = Field(
+        default="", description="how an adaptive measurement chose its trial count ('': fixed)"
+    )
     timing_meaningful: bool = Field(
         default=True,
         description="False when the candidate's times mean nothing (a pass on CPU: Triton's "
@@ -182,6 +189,14 @@ class Parameters(BaseModel):
     rounds: int = 4
     noise_limit: float = 0.2
     max_reruns: int = 2
+    ci_target: float | None = Field(
+        default=None,
+        description="adaptive trial counts: add calls until every speedup's 95% interval is "
+        "within about +-ci_target (None: exactly `trials` calls a side)",
+    )
+    max_trials: int | None = Field(
+        default=None, description="adaptive cap on timed calls a side (None: 4 x trials)"
+    )
     timeout_s: float = 600.0
     seed: int | None = None
     call_path: str = "direct"
@@ -208,6 +223,7 @@ class Parameters(BaseModel):
                 "trials": min(self.trials, cap["trials"]),
                 "rounds": cap["rounds"],
                 "max_reruns": cap["max_reruns"],
+                "ci_target": None,
             }
         )
 

@@ -77,7 +77,14 @@ def run_variant(req: WorkerRequest) -> dict[str, Any]:
         Status,
         VariantResult,
     )
-    from passnet.evaluation.timing import Side, cpu_steal_jiffies, measure, steal_share
+    from passnet.evaluation.timing import (
+        Side,
+        cpu_steal_jiffies,
+        measure,
+        steal_share,
+        timed_cap,
+        timing_rule,
+    )
     from passnet.graph.sample import SampleError, load_module, load_sample, materialize
     from passnet.integrity import checks
     from passnet.integrity.policy import PolicyError, enforce
@@ -275,7 +282,10 @@ def run_variant(req: WorkerRequest) -> dict[str, Any]:
     expected = timed_check = None
     if checker is not None and rt is not None:
         n_check = min(params.sampled_checks, max(1, params.trials // 8))
-        positions, keep = checks.secret_positions(params.warmup, per_run, n_check, 3)
+        longest = params.warmup + timed_cap(
+            params.trials, params.rounds, params.ci_target, params.max_trials
+        )
+        positions, keep = checks.secret_positions(params.warmup, per_run, n_check, 3, longest)
         if not ref_mutates:
             with torch.no_grad():
                 expected = ref_module.forward(*checks.clone_tree(cand_inputs))
@@ -362,6 +372,8 @@ def run_variant(req: WorkerRequest) -> dict[str, Any]:
                 rounds=params.rounds,
                 noise_limit=params.noise_limit,
                 max_reruns=params.max_reruns,
+                ci_target=params.ci_target,
+                max_trials=params.max_trials,
             )
             probe = call_path_probe(spec, device, params.call_path)
             overhead = measure(
@@ -387,7 +399,7 @@ def run_variant(req: WorkerRequest) -> dict[str, Any]:
         for cmp in timed:  # timed calls count like correctness trials
             if cmp.tightest_passing_t is not None:
                 result.comparison = _worst(result.comparison, cmp)
-        if positions and cand_side.n % per_run == 0:
+        if positions and cand_side.aligned:
             timings["candidate"] = checks.exclude_sampled(
                 timings["candidate"], positions, params.warmup, params.noise_limit
             )
@@ -395,6 +407,11 @@ def run_variant(req: WorkerRequest) -> dict[str, Any]:
             note("checked timed calls could not be told apart; kept in the statistics")
     if params.call_path == "cudagraph":
         timings = {k: graphed.per_call(v, calls) for k, v in timings.items()}
+    result.timing_rule = timing_rule(
+        timings,
+        params.ci_target,
+        timed_cap(params.trials, params.rounds, params.ci_target, params.max_trials),
+    )
     result.reference = timings["reference"]
     result.candidate = timings["candidate"]
     result.speedup = result.reference.wall.median_us / result.candidate.wall.median_us

@@ -257,9 +257,20 @@ class TimedSampler:
     ) -> None:
         self.fn, self.per_run, self.positions, self.keep = fn, per_run, positions, keep
         self.check, self.n, self.kept = check, 0, []
+        self.start: int | None = None  # call count at the current run's start (new_run)
+
+    def new_run(self) -> None:
+        """``measure`` starts a run: positions count from here, so a run extended past
+        ``per_run`` calls (adaptive trial counts) checks only its first ``per_run``."""
+        self.start = self.n
+
+    @property
+    def aligned(self) -> bool:
+        """Whether the kept run's samples can be told apart by position (see exclude_sampled)."""
+        return self.start is not None or self.n % self.per_run == 0
 
     def __call__(self, *args: Any) -> Any:
-        pos = self.n % self.per_run
+        pos = self.n - self.start if self.start is not None else self.n % self.per_run
         self.n += 1
         if pos in self.positions and self.check is not None:
             return self.check(args)
@@ -269,13 +280,25 @@ class TimedSampler:
         return out
 
 
-def secret_positions(warmup: int, per_run: int, n_check: int, n_keep: int) -> tuple:
-    """Disjoint secret call positions (within a run, after warmup) to check and to keep."""
+def secret_positions(
+    warmup: int, per_run: int, n_check: int, n_keep: int, extend_to: int = 0
+) -> tuple:
+    """Disjoint secret call positions (within a run, after warmup) to check and to keep.
+
+    ``extend_to``: a run may go on to that many calls (adaptive trial counts); each further
+    block of ``per_run - warmup`` calls gets ``n_check`` checked positions of its own, so a
+    candidate that changes behaviour after its first calls is still caught."""
     slots = list(range(warmup, per_run))
     n_check = min(n_check, max(0, len(slots) - 2))
     rng = secrets.SystemRandom()
     rng.shuffle(slots)
-    return frozenset(slots[:n_check]), frozenset(slots[n_check : n_check + n_keep])
+    check = set(slots[:n_check])
+    block = per_run - warmup
+    for start in range(per_run, extend_to, max(1, block)):
+        more = list(range(start, min(start + block, extend_to)))
+        rng.shuffle(more)
+        check.update(more[: min(n_check, max(0, len(more) - 2))])
+    return frozenset(check), frozenset(slots[n_check : n_check + n_keep])
 
 
 def exclude_sampled(

@@ -44,7 +44,13 @@ if TYPE_CHECKING:
     from passnet.synth.driver import SynthResult
 
 TIMING_FIELDS = (
-    "warmup", "trials", "rounds", "noise_limit", "max_reruns", "call_path", "cpu_threads",
+    "warmup",
+    "trials",
+    "rounds",
+    "noise_limit",
+    "max_reruns",
+    "call_path",
+    "cpu_threads",
 )
 """Parameters that change what a measurement means (part of the baseline cache key)."""
 
@@ -72,7 +78,12 @@ def context_key(content_hash: str, env: Environment, params: Parameters) -> str:
                 "cuda": env.cuda,
                 "driver": env.driver,
                 "interpret": env.triton_interpret,
-                "timing": {f: getattr(params, f) for f in TIMING_FIELDS},
+                "timing": {f: getattr(params, f) for f in TIMING_FIELDS}
+                | (  # adaptive counts only when used, so fixed-count keys stay as they were
+                    {"ci_target": params.ci_target, "max_trials": params.max_trials}
+                    if params.ci_target is not None
+                    else {}
+                ),
                 "passnet": harness_version(),
             }
         ),
