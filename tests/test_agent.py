@@ -363,7 +363,7 @@ def test_concurrent_attempts_share_one_device(tmp_path: Path, monkeypatch) -> No
         with lock:
             active[kind] -= 1
 
-    def fake_evaluate_task(task, candidate, *, device, parameters):  # noqa: ANN001, ANN202
+    def fake_evaluate_task(task, candidate, *, device, parameters, prepare_ahead=1):  # noqa: ANN001, ANN202
         track("eval", 0.2)
         return _fake_result(task, Path(candidate.pass_dir))
 

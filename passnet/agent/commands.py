@@ -61,10 +61,28 @@ def _check_device(device: str) -> list[str]:
     return devices or ["cpu"]
 
 
-def _parameters(devices: list[str], warmup: int | None, trials: int | None, timeout: float):
+def _parameters(
+    devices: list[str],
+    warmup: int | None,
+    trials: int | None,
+    timeout: float,
+    ci_target: float | None = None,
+):
     from passnet.evaluation.results import default_parameters
 
-    return default_parameters(devices[0], warmup=warmup, trials=trials, timeout_s=timeout)
+    return default_parameters(
+        devices[0], warmup=warmup, trials=trials, timeout_s=timeout, ci_target=ci_target
+    )
+
+
+PREPARE_AHEAD_HELP = (
+    "graphs of a task evaluated at once per device: each worker holds the device's timing "
+    "lock only while it times, so the next graphs load, compile and check meanwhile"
+)
+CI_TARGET_HELP = (
+    "adaptive trials: add timed calls until every speedup is known within about +-CI_TARGET "
+    "(95% interval) [default: exactly --trials calls]"
+)
 
 
 def _fmt(x: float | None, spec: str = ".4f") -> str:
@@ -158,6 +176,8 @@ def run_cmd(
         int | None, typer.Option(help="timed calls per side [GPU 100, CPU 40]")
     ] = None,
     eval_timeout: Annotated[float, typer.Option(help="seconds per evaluated graph")] = 600.0,
+    prepare_ahead: Annotated[int, typer.Option(min=1, help=PREPARE_AHEAD_HELP)] = 1,
+    ci_target: Annotated[float | None, typer.Option(min=0.001, help=CI_TARGET_HELP)] = None,
 ) -> None:
     """Let an LLM write passes for every task of SUITE, k attempts each; prints best@k and mean."""
     from passnet.agent.llm import GenerateConfig, LLMError, get_backend
@@ -205,7 +225,7 @@ def run_cmd(
             max_total_tokens=max_total_tokens,
             max_wall_s=max_wall_time,
         ),
-        parameters=_parameters(devices, warmup, trials, eval_timeout),
+        parameters=_parameters(devices, warmup, trials, eval_timeout, ci_target),
         device=",".join(devices),
         run_id=out.name,
     )
@@ -213,7 +233,7 @@ def run_cmd(
         shared = get_backend(backend)
     except LLMError as exc:
         _fail(str(exc))
-    evaluator = DevicePool(devices, config.parameters)
+    evaluator = DevicePool(devices, config.parameters, prepare_ahead)
     total = len(tasks) * attempts
     console.print(
         f"{len(tasks)} task(s) x {attempts} attempt(s) with {model} ({backend}); "
@@ -335,6 +355,8 @@ def submit_cmd(
     json_out: Annotated[
         Path | None, typer.Option("--json", help="write the full result here")
     ] = None,
+    prepare_ahead: Annotated[int, typer.Option(min=1, help=PREPARE_AHEAD_HELP)] = 1,
+    ci_target: Annotated[float | None, typer.Option(min=0.001, help=CI_TARGET_HELP)] = None,
 ) -> None:
     """Evaluate PASS_DIR on TASK and print the feedback the agent would get.
 
@@ -352,7 +374,8 @@ def submit_cmd(
         loaded = load_task(task)
     except TaskError as exc:
         _fail(str(exc))
-    pool = DevicePool(devices[:1], _parameters(devices, warmup, trials, timeout))
+    params = _parameters(devices, warmup, trials, timeout, ci_target)
+    pool = DevicePool(devices[:1], params, prepare_ahead)
     with console.status(f"evaluating {pass_dir} on {len(loaded.variants)} graph(s) ..."):
         result = pool(loaded, pass_dir.resolve())
     sys.stdout.write(format_feedback(result) + "\n")

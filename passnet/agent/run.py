@@ -73,8 +73,8 @@ def task_names(tasks: list[Task]) -> list[str]:
 class DevicePool:
     """An Evaluator routing each call to a free device; one measurement per device at a time."""
 
-    def __init__(self, devices: list[str], parameters: Parameters) -> None:
-        self.parameters = parameters
+    def __init__(self, devices: list[str], parameters: Parameters, prepare_ahead: int = 1) -> None:
+        self.parameters, self.prepare_ahead = parameters, prepare_ahead
         self._free: queue.Queue[str] = queue.Queue()
         for device in devices:
             self._free.put(device)
@@ -83,7 +83,13 @@ class DevicePool:
         device = self._free.get()
         try:
             candidate = parse_candidate(f"passes:{pass_dir}")
-            return evaluate_task(task, candidate, device=device, parameters=self.parameters)
+            return evaluate_task(
+                task,
+                candidate,
+                device=device,
+                parameters=self.parameters,
+                prepare_ahead=self.prepare_ahead,
+            )
         finally:
             self._free.put(device)
 
