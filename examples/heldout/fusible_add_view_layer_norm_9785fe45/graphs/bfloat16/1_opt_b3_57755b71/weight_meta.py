@@ -1,0 +1,42 @@
+class Program_weight_tensor_meta_L_self_modules_decoder_modules_layers_modules_1_modules_self_attn_layer_norm_parameters_weight_:
+    name = "L_self_modules_decoder_modules_layers_modules_1_modules_self_attn_layer_norm_parameters_weight_"
+    shape = [128]
+    dtype = "torch.bfloat16"
+    device = "cpu"
+    mean = 1.000
+    std = 0.000
+    data = None
+
+
+class Program_weight_tensor_meta_L_self_modules_decoder_modules_layers_modules_1_modules_self_attn_layer_norm_parameters_bias_:
+    name = "L_self_modules_decoder_modules_layers_modules_1_modules_self_attn_layer_norm_parameters_bias_"
+    shape = [128]
+    dtype = "torch.bfloat16"
+    device = "cpu"
+    mean = 0.000
+    std = 0.000
+    data = None
+
+
+class Program_weight_tensor_meta_reshape_2:
+    name = "reshape_2"
+    shape = [128, 128]
+    dtype = "torch.bfloat16"
+    device = "cpu"
+    mean = 0.000
+    std = 0.021
+    data = None
+    min_val = -0.06201036274433136
+    max_val = 0.07190626859664917
+
+
+class Program_weight_tensor_meta_dropout_1:
+    name = "dropout_1"
+    shape = [128, 128]
+    dtype = "torch.bfloat16"
+    device = "cpu"
+    mean = -0.001
+    std = 0.020
+    data = None
+    min_val = -0.054675839841365814
+    max_val = 0.04170781373977661

@@ -1,0 +1,12 @@
+dynamic_dim_constraint_symbols = []
+
+dynamic_dim_constraint_symbol2example_value = {}
+
+dynamic_dim_constraint_relations = []
+
+dynamic_dim_constraint_input_shapes = [
+    ([128], "L_self_modules_decoder_modules_layers_modules_1_modules_self_attn_layer_norm_parameters_weight_"),
+    ([128], "L_self_modules_decoder_modules_layers_modules_1_modules_self_attn_layer_norm_parameters_bias_"),
+    ([16, 128], "reshape_2"),
+    ([16, 128], "dropout_1"),
+]

@@ -1,0 +1,11 @@
+dynamic_dim_constraint_symbols = []
+
+dynamic_dim_constraint_symbol2example_value = {}
+
+dynamic_dim_constraint_relations = []
+
+dynamic_dim_constraint_input_shapes = [
+    ([2, 2, 64, 64], "transpose_5"),
+    ([1, 1, 64, 64], "unsqueeze_3"),
+    ([1, 1, 64, 64], "unsqueeze_4"),
+]

@@ -1,0 +1,12 @@
+dynamic_dim_constraint_symbols = []
+
+dynamic_dim_constraint_symbol2example_value = {}
+
+dynamic_dim_constraint_relations = []
+
+dynamic_dim_constraint_input_shapes = [
+    ([1, 1, 16, 64], "transpose_6"),
+    ([1, 1, 16, 64], "transpose_7"),
+    ([1, 1, 16, 64], "unsqueeze_3"),
+    ([1, 1, 16, 64], "unsqueeze_4"),
+]
