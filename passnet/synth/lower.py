@@ -24,7 +24,7 @@ from torch.fx import Node
 
 from passnet.synth.emit_ops import norm, pointwise, reduce_row
 from passnet.synth.ops import Op
-from passnet.synth.shapes import Dim, Shapes, Unfusable
+from passnet.synth.shapes import Dim, Shapes, Unfusable, total
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 Map = tuple[str, ...]
@@ -148,8 +148,7 @@ class Builder:
                 i += 1
             elif isinstance(item, int):
                 k = item if item >= 0 else None
-                res.append(str(k) if k else "0" if k == 0 else
-                           self.let(f"{self.dim(d)} - {-item}"))  # type: ignore[arg-type]
+                res.append(str(k) if k else "0" if k == 0 else self.let(f"{self.dim(d)} - {-item}"))  # type: ignore[arg-type]
             else:
                 start = item.start or 0
                 first = str(start) if start >= 0 else self.let(f"{self.dim(d)} - {-start}")  # type: ignore[arg-type]
@@ -157,6 +156,35 @@ class Builder:
                 res.append(tok)
                 i += 1
         return tuple(res)
+
+    def cat(self, op: Op, m: Map) -> str:
+        """``cat(parts, dim)`` at ``m``: each part computed at its own coordinate along ``dim``
+        (shifted by the sizes before it, clamped into the part so that every load stays in
+        bounds), the part the coordinate falls in chosen by ``tl.where``. A concatenation
+        copies values, so nothing is rounded."""
+        d, parts = op.attrs["dim"], op.args
+        sizes = [self.shapes.dims[a][d] for a in parts]
+        tok = m[d]
+        if tok.isdigit():  # a fixed coordinate (an int index after the cat): pick statically
+            k = int(tok)
+            for a, size in zip(parts, sizes, strict=True):
+                if all(k < v for v in size.vals):
+                    return self.value(a, m[:d] + (str(k),) + m[d + 1 :])
+                if not all(k >= v for v in size.vals):
+                    raise Unfusable("cat indexed at a part that differs between variants")
+                k -= size.vals[0]
+            raise Unfusable("cat indexed beyond its size")
+        offsets = [self.dim(total(sizes[:i], self.shapes.n)) for i in range(len(parts))]
+        vals = []
+        for i, a in enumerate(parts):
+            c = tok if i == 0 else self.let(f"tl.maximum({tok} - {offsets[i]}, 0)")
+            if i < len(parts) - 1:
+                c = self.let(f"tl.minimum({c}, {self.dim(sizes[i])} - 1)")
+            vals.append(self.value(a, m[:d] + (c,) + m[d + 1 :]))
+        out = vals[-1]
+        for i in range(len(parts) - 2, -1, -1):
+            out = self.let(f"tl.where({tok} < {offsets[i + 1]}, {vals[i]}, {out})")
+        return out
 
     def broadcast(self, m: Map, out: list[Dim], operand: Node) -> Map:
         dims = self.shapes.dims[operand]
@@ -227,8 +255,12 @@ class Builder:
     def _passable(self, x: object) -> bool:
         """A reshape or copy inside the group that nothing else needs at its own map."""
         op = self.ops.get(x) if isinstance(x, Node) else None
-        return (op is not None and x not in self.outputs and len(x.users) == 1
-                and (op.kind == "reshape" or (op.kind == "id" and op.name == "copy")))
+        return (
+            op is not None
+            and x not in self.outputs
+            and len(x.users) == 1
+            and (op.kind == "reshape" or (op.kind == "id" and op.name == "copy"))
+        )
 
     def _compute(self, node: Node, m: Map) -> str:
         op, dims = self.ops[node], self.shapes.dims[node]
@@ -251,6 +283,8 @@ class Builder:
             return self.value(x, tuple(src))
         if op.kind == "getitem":
             return self.value(x, self.index_map(m, op, self.shapes.dims[x]))
+        if op.kind == "cat":
+            return self.cat(op, m)
         if op.kind == "unsqueeze":
             d = op.attrs["dim"]
             return self.value(x, m[:d] + m[d + 1 :])

@@ -5,7 +5,8 @@ literals bound by name (positional and keyword spellings of one call look the sa
 Kinds: ``pw`` (pointwise, broadcasting), ``cast`` (dtype change), ``id`` (same values: dropout
 in eval, contiguous, zero padding), ``bn`` (eval batch norm, per channel), ``ln``/``gn``/
 ``softmax``/``mean``/``sum`` (reductions over the last dim), and the views ``reshape``,
-``permute``, ``unsqueeze``, ``squeeze`` (pure index arithmetic in the kernel).
+``permute``, ``unsqueeze``, ``squeeze`` (pure index arithmetic in the kernel), and ``cat``
+(concatenation: each operand computed at its shifted coordinate, the result chosen by where).
 """
 
 from __future__ import annotations
@@ -142,8 +143,11 @@ def _special(key: str, node: Node, rank: int) -> Op | str | None:  # noqa: C901 
             return "clamp with tensor bounds"
         return Op("pw", "clamp", [b["input"]], {"min": b["min"], "max": b["max"]})
     if key in _CASTS:
-        return Op("cast", "cast", [node.args[0]], {"dtype": _CASTS[key]}) if len(
-            node.args) == 1 and not node.kwargs else "cast with arguments"
+        return (
+            Op("cast", "cast", [node.args[0]], {"dtype": _CASTS[key]})
+            if len(node.args) == 1 and not node.kwargs
+            else "cast with arguments"
+        )
     if key == "Tensor.type_as":
         b = _bind(node, ["input", "other"], {})
         if b is None or not isinstance(b["other"], Node):
@@ -187,15 +191,23 @@ def _reduction(key: str, node: Node, rank: int) -> Op | str | None:
                   {"weight": None, "bias": None, "eps": 1e-5})  # fmt: skip
         if b is None or len(b["normalized_shape"]) != 1:
             return "layer_norm over more than the last dim"
-        return Op("ln", "layer_norm", [b["input"], b["weight"], b["bias"]],
-                  {"eps": float(b["eps"]), "size": int(b["normalized_shape"][0])})
+        return Op(
+            "ln",
+            "layer_norm",
+            [b["input"], b["weight"], b["bias"]],
+            {"eps": float(b["eps"]), "size": int(b["normalized_shape"][0])},
+        )
     if key == _F + "group_norm":
         b = _bind(node, ["input", "num_groups", "weight", "bias", "eps"],
                   {"weight": None, "bias": None, "eps": 1e-5})  # fmt: skip
         if b is None or rank != 3:
             return "group_norm on other than [N, C, L] input"
-        return Op("gn", "group_norm", [b["input"], b["weight"], b["bias"]],
-                  {"eps": float(b["eps"]), "groups": int(b["num_groups"])})
+        return Op(
+            "gn",
+            "group_norm",
+            [b["input"], b["weight"], b["bias"]],
+            {"eps": float(b["eps"]), "groups": int(b["num_groups"])},
+        )
     if key == _F + "batch_norm":
         b = _bind(node, ["input", "running_mean", "running_var", "weight", "bias", "training",
                          "momentum", "eps"],
@@ -206,8 +218,11 @@ def _reduction(key: str, node: Node, rank: int) -> Op | str | None:
         args = [b[k] for k in ("input", "running_mean", "running_var", "weight", "bias")]
         return Op("bn", "batch_norm", args, {"eps": float(b["eps"])})
     if key in (_F + "softmax", "torch.softmax", "Tensor.softmax"):
-        names = ["input", "dim", "_stacklevel", "dtype"] if key.startswith(_F) else [
-            "input", "dim", "dtype"]
+        names = (
+            ["input", "dim", "_stacklevel", "dtype"]
+            if key.startswith(_F)
+            else ["input", "dim", "dtype"]
+        )
         b = _bind(node, names, {"dim": None, "_stacklevel": 3, "dtype": None})
         if b is None or not _last(b["dim"], rank):
             return "softmax over other than the last dim"
@@ -256,7 +271,24 @@ def _view(key: str, node: Node, rank: int) -> Op | str | None:
         return Op(name, name, [b["input"]], {"dim": b["dim"] % out_rank})
     if key == "operator.getitem":
         return _getitem(node, rank)
+    if key in ("torch.cat", "torch.concat", "torch.concatenate"):
+        return _cat(node, rank)
     return None
+
+
+def _cat(node: Node, rank: int) -> Op | str:
+    """``torch.cat((a, b, ...), dim)`` of tensors: the rotary embedding's ``cat((-x2, x1), -1)``."""
+    b = _bind(node, ["tensors", "dim"], {"dim": 0})
+    if b is None and "axis" in node.kwargs:  # torch.concatenate's spelling
+        b = {"tensors": node.args[0] if node.args else node.kwargs.get("tensors"),
+             "dim": node.kwargs["axis"]}  # fmt: skip
+    seq = b["tensors"] if b else None
+    if not isinstance(seq, (tuple, list)) or not seq or not all(isinstance(t, Node) for t in seq):
+        return "cat of a non-tensor sequence"
+    dim = b["dim"]  # type: ignore[index]
+    if not isinstance(dim, int) or isinstance(dim, bool) or rank < 1 or not -rank <= dim < rank:
+        return "cat with unexpected dim"
+    return Op("cat", "cat", list(seq), {"dim": dim % rank})
 
 
 def _getitem(node: Node, rank: int) -> Op | str:
@@ -298,7 +330,10 @@ def classify(node: Node, rank_of: Any) -> Op | str:
     short = key.rsplit(".", 1)[-1]
     if node.op not in ("call_function", "call_method"):
         return f"unsupported op {short}"
-    rank = rank_of(node.args[0]) if node.args and isinstance(node.args[0], Node) else -1
+    first = node.args[0] if node.args else None
+    if isinstance(first, (tuple, list)) and first:  # torch.cat's sequence: the rank of its items
+        first = first[0]
+    rank = rank_of(first) if isinstance(first, Node) else -1
     if node.target in (operator.iadd, operator.imul, operator.isub, operator.itruediv):
         return f"in-place {short}"
     try:
@@ -310,7 +345,8 @@ def classify(node: Node, rank_of: Any) -> Op | str:
     if isinstance(op, str):
         return op
     tensors = [a for a in op.args if isinstance(a, Node)] + (
-        [op.attrs["like"]] if "like" in op.attrs else [])
+        [op.attrs["like"]] if "like" in op.attrs else []
+    )
     if rank_of(node) < 0 or any(rank_of(a) < 0 for a in tensors):
         return f"{short} on a non-tensor value"
     if not isinstance(op.args[0], Node) and op.kind != "pw":

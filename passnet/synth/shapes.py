@@ -61,6 +61,32 @@ def prod(dims: list[Dim], n: int) -> Dim:
     return Dim(" * ".join(terms), vals)
 
 
+def total(dims: list[Dim], n: int) -> Dim:
+    """Sum with literals folded (``s0[3] + s1[3] + 8``): a concatenation's size or offset."""
+    const = sum(d.literal for d in dims if d.literal is not None)
+    terms = [atom(d.expr) for d in dims if d.literal is None]
+    vals = tuple(sum(d.vals[k] for d in dims) for k in range(n))
+    if not terms:
+        return lit(const, n)
+    return Dim(" + ".join(terms + ([str(const)] if const else [])), vals)
+
+
+def _cat(shapes: Shapes, op: Op) -> list[Dim]:
+    """Operands of one rank, equal but for ``dim``, each at least 1 there (the kernel clamps
+    a coordinate into every operand, so none may be empty)."""
+    parts = [shapes.dims[a] for a in op.args]
+    d = op.attrs["dim"]
+    if len({len(p) for p in parts}) != 1:
+        raise Unfusable("cat of tensors of different ranks")
+    for p in parts[1:]:
+        for i, (a, b) in enumerate(zip(parts[0], p, strict=True)):
+            if i != d and not shapes.equal(a, b):
+                raise Unfusable("cat of tensors whose other dims differ")
+    if any(0 in p[d].vals for p in parts):
+        raise Unfusable("cat of an empty tensor")
+    return parts[0][:d] + [total([p[d] for p in parts], shapes.n)] + parts[0][d + 1 :]
+
+
 def atom(expr: str) -> str:
     """``expr`` safe to use as an operand of ``*`` (``a // b`` binds like ``*``)."""
     simple = expr.replace("_", "").replace("[", "").replace("]", "").isalnum()
@@ -175,8 +201,11 @@ def _bound(shapes: Shapes, d: Dim, v: int | None, default: Dim) -> Dim:
             raise Unfusable("getitem bound beyond a dim")
         if d.literal is None:
             shapes.guard(f"{d.expr} >= {-v}")
-        return lit(d.literal + v, shapes.n) if d.literal is not None else Dim(
-            f"{d.expr} - {-v}", tuple(x + v for x in d.vals))
+        return (
+            lit(d.literal + v, shapes.n)
+            if d.literal is not None
+            else Dim(f"{d.expr} - {-v}", tuple(x + v for x in d.vals))
+        )
     if all(x >= v for x in d.vals):
         if d.literal is None:
             shapes.guard(f"{d.expr} >= {v}")
@@ -231,6 +260,8 @@ def infer_node(shapes: Shapes, node: Node, op: Op) -> list[Dim]:
         return [x[p] for p in op.attrs["perm"]]
     if kind == "getitem":
         return _getitem(shapes, x, op.attrs["index"])
+    if kind == "cat":
+        return _cat(shapes, op)
     if kind == "unsqueeze":
         d = op.attrs["dim"]
         return x[:d] + [lit(1, shapes.n)] + x[d:]
@@ -255,7 +286,7 @@ def infer_dtype(shapes: Shapes, node: Node, op: Op, actual: tuple[torch.dtype, .
     if op.kind == "cast":
         like = shapes.dtypes[op.attrs["like"]]
         return DType(like.literal, like.index, actual)
-    tensors = [shapes.dtypes[a] for a in op.args[:1 if op.kind != "pw" else None]
+    tensors = [shapes.dtypes[a] for a in op.args[:None if op.kind in ("pw", "cat") else 1]
                if isinstance(a, Node)]  # fmt: skip
     first = tensors[0]
     for other in tensors[1:]:
