@@ -78,6 +78,28 @@ class CatParts(torch.nn.Module):
         return (y + 1.0, y[:, 4] - a[:, 0])
 
 
+class RotaryRepeatKV(torch.nn.Module):
+    """k's rotary then repeat_kv of k and v (grouped-query attention, 2 kv heads x 3): eager's
+    reshape of the expanded tensor copies, so the copies join the group."""
+
+    half, rep = 8, 3
+
+    def forward(self, k: torch.Tensor, v: torch.Tensor, cos: torch.Tensor,
+                sin: torch.Tensor) -> tuple:  # fmt: skip
+        k = k * cos.unsqueeze(1) + _rotate_half(k, self.half) * sin.unsqueeze(1)
+        b, h, t, d = 2, 2, 5, 16
+        k = k[:, :, None, :, :].expand(b, h, self.rep, t, d).reshape(b, h * self.rep, t, d)
+        v = v[:, :, None, :, :].expand(b, h, self.rep, t, d).reshape(b, h * self.rep, t, d)
+        return (v, k.transpose(2, 3))
+
+
+class AddViewLayerNorm(torch.nn.Module):
+    """OPT's final residual: [T, C] viewed as [1, T, C] before the LayerNorm."""
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor, w: torch.Tensor, b: torch.Tensor) -> tuple:
+        return (torch.nn.functional.layer_norm((x + y).view((1, 6, 32)), (32,), w, b, 1e-5),)
+
+
 def _inputs(module: torch.nn.Module, dtype: torch.dtype) -> list[torch.Tensor]:
     g = torch.Generator().manual_seed(0)
 
@@ -87,6 +109,10 @@ def _inputs(module: torch.nn.Module, dtype: torch.dtype) -> list[torch.Tensor]:
     if isinstance(module, Rotary):
         q = r(2, 5, 4, 16).transpose(1, 2)  # [B, H, T, D] viewed from [B, T, H, D], as in Llama
         return [q, r(2, 2, 5, 16), r(2, 5, 16), r(2, 5, 16)]
+    if isinstance(module, RotaryRepeatKV):
+        return [r(2, 2, 5, 16), r(2, 5, 2, 16).transpose(1, 2), r(2, 5, 16), r(2, 5, 16)]
+    if isinstance(module, AddViewLayerNorm):
+        return [r(6, 32), r(6, 32), r(32), r(32)]
     if isinstance(module, LlamaRMSNorm):
         return [r(2, 5, 48), r(2, 5, 48), r(48)]
     if isinstance(module, SwiGLU):
@@ -110,8 +136,9 @@ def _synthesise(tmp_path: Path, module: torch.nn.Module, args: list[torch.Tensor
 @pytest.mark.skipif(not INTERPRETED, reason="runs Triton kernels in process: TRITON_INTERPRET=1")
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16],
                          ids=["fp32", "fp16", "bf16"])  # fmt: skip
-@pytest.mark.parametrize("module", [Rotary(), LlamaRMSNorm(), SwiGLU(), CatParts()],
-                         ids=["rotary", "llama_rms_norm", "swiglu", "cat_parts"])  # fmt: skip
+@pytest.mark.parametrize(
+    "module", [Rotary(), RotaryRepeatKV(), LlamaRMSNorm(), SwiGLU(), CatParts(), AddViewLayerNorm()],
+    ids=["rotary", "repeat_kv", "llama_rms_norm", "swiglu", "cat_parts", "add_view_layer_norm"])  # fmt: skip
 def test_heldout_pattern(tmp_path: Path, module: torch.nn.Module, dtype: torch.dtype) -> None:
     args = _inputs(module, dtype)
     pass_dir = _synthesise(tmp_path, module, args)
@@ -131,6 +158,20 @@ def test_cat_is_one_op_of_the_group() -> None:
     assert "torch.cat((v" in group.source and "dim=-1)" in group.source
     assert sum(op.name == "cat" for op in group.ops.values()) == 2  # q's and k's, one group
     assert len(group.outputs) == 2 and len(analyse([group]).phases) == 2  # k has fewer heads
+
+
+def test_repeat_kv_copies_join_the_group_only_when_eager_copies() -> None:
+    module = RotaryRepeatKV()
+    group = select(trace_graph(module, _inputs(module, torch.float32)))
+    assert isinstance(group, Group), group
+    names = [op.name for op in group.ops.values()]
+    assert names.count("expand") == 2 and names.count("reshape") == 2, names
+    assert len(group.outputs) == 2 and "transpose" not in names  # k's transpose stays a view
+    one = RotaryRepeatKV()
+    one.rep = 1  # expand(2, 2, 1, 5, 16).reshape(...) is a view: eager copies nothing
+    group = select(trace_graph(one, _inputs(one, torch.float32)))
+    assert isinstance(group, Group), group
+    assert "expand" not in [op.name for op in group.ops.values()]
 
 
 def _size(path: Path) -> int:

@@ -25,7 +25,7 @@ from passnet.graph.sample import load_module, load_sample, materialize
 from passnet.passes.matcher import to_fx
 from passnet.synth.kernel import Kernel, build
 from passnet.synth.lower import Builder
-from passnet.synth.ops import VIEWS, Op, classify
+from passnet.synth.ops import Op, classify
 from passnet.synth.pattern import pattern_source
 from passnet.synth.shapes import FLOATS, Dim, DType, Shapes, Unfusable, infer_dtype, infer_node
 
@@ -74,7 +74,24 @@ def trace_graph(module: torch.nn.Module, args: list, variant: Variant | None = N
         ShapeProp(gm).propagate(*args)
     ops = {n: classify(n, rank_of) for n in gm.graph.nodes
            if n.op in ("call_function", "call_method", "call_module")}  # fmt: skip
+    for node, op in ops.items():
+        if isinstance(op, Op) and op.kind == "reshape" and _copies(node):
+            op.attrs["copy"] = True
     return Traced(variant, gm, ops)
+
+
+def _copies(node: Node) -> bool:
+    """Whether eager's reshape copies: its input's recorded layout cannot be viewed as the
+    result's shape (an expanded tensor reshaped, as grouped-query attention's repeat_kv)."""
+    src, out = _meta(node.args[0]), _meta(node)
+    if src is None or out is None or node.target == "view":
+        return False
+    probe = torch.empty_strided(tuple(src.shape), tuple(src.stride), device="meta")
+    try:
+        probe.view(tuple(out.shape))
+    except RuntimeError:
+        return True
+    return False
 
 
 def trace_variant(variant: Variant) -> Traced:
@@ -128,9 +145,8 @@ def _trim(run: list[Node], ops: dict[Node, Op | str]) -> list[Node]:
     out = list(run)
     while True:
         inside = set(out)
-        drop = next((n for n in reversed(out) if (ops[n].kind in VIEWS or  # type: ignore[union-attr]
-                     ops[n].name == "dropout") and not any(u in inside for u in n.users)),  # type: ignore[union-attr]
-                    None)  # fmt: skip
+        drop = next((n for n in reversed(out) if ops[n].view  # type: ignore[union-attr]
+                     and not any(u in inside for u in n.users)), None)  # fmt: skip
         if drop is None:
             return out
         out.remove(drop)
@@ -169,8 +185,10 @@ def analyse(groups: list[Group]) -> Kernel:
         metas = [_meta(g.inputs[j]) for g in groups]
         if len({len(m.shape) for m in metas}) != 1:  # type: ignore[union-attr]
             raise Unfusable(f"input '{inp.name}' has another rank in another variant")
-        shapes.dims[inp] = [Dim(f"s{j}[{d}]", tuple(m.shape[d] for m in metas))  # type: ignore[union-attr]
-                            for d in range(len(metas[0].shape))]  # type: ignore[union-attr]
+        shapes.dims[inp] = [
+            Dim(f"s{j}[{d}]", tuple(m.shape[d] for m in metas))  # type: ignore[union-attr]
+            for d in range(len(metas[0].shape))
+        ]  # type: ignore[union-attr]
         shapes.dtypes[inp] = DType(None, j, tuple(m.dtype for m in metas))  # type: ignore[union-attr]
     ops = g0.ops
     for i, node in enumerate(g0.nodes):
@@ -184,7 +202,9 @@ def analyse(groups: list[Group]) -> Kernel:
         shapes.dims[node] = dims
         dtype = infer_dtype(shapes, node, ops[node], tuple(m.dtype for m in metas))  # type: ignore[union-attr]
         source = dtype.literal if dtype.literal is not None else None
-        expected = (source,) * n if source is not None else shapes.dtypes[g0.inputs[dtype.index]].vals  # type: ignore[index]
+        expected = (
+            (source,) * n if source is not None else shapes.dtypes[g0.inputs[dtype.index]].vals
+        )  # type: ignore[index]
         if expected != dtype.vals:
             raise Unfusable(f"dtype rule for {ops[node].name} disagrees with the graph")
         shapes.dtypes[node] = dtype

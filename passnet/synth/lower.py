@@ -285,6 +285,11 @@ class Builder:
             return self.value(x, self.index_map(m, op, self.shapes.dims[x]))
         if op.kind == "cat":
             return self.cat(op, m)
+        if op.kind == "expand":  # new leading dims dropped, broadcast dims at 0
+            src = self.shapes.dims[x]
+            k = len(m) - len(src)
+            return self.value(x, tuple("0" if d.all_one() and not dims[k + i].all_one()
+                                       else m[k + i] for i, d in enumerate(src)))  # fmt: skip
         if op.kind == "unsqueeze":
             d = op.attrs["dim"]
             return self.value(x, m[:d] + m[d + 1 :])

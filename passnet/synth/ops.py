@@ -5,7 +5,7 @@ literals bound by name (positional and keyword spellings of one call look the sa
 Kinds: ``pw`` (pointwise, broadcasting), ``cast`` (dtype change), ``id`` (same values: dropout
 in eval, contiguous, zero padding), ``bn`` (eval batch norm, per channel), ``ln``/``gn``/
 ``softmax``/``mean``/``sum`` (reductions over the last dim), and the views ``reshape``,
-``permute``, ``unsqueeze``, ``squeeze`` (pure index arithmetic in the kernel), and ``cat``
+``permute``, ``unsqueeze``, ``squeeze``, ``expand`` (pure index arithmetic in the kernel), ``cat``
 (concatenation: each operand computed at its shifted coordinate, the result chosen by where).
 """
 
@@ -22,7 +22,7 @@ from torch.fx import Node
 from passnet.passes.matcher import _key as canonical_name  # the matcher's own op naming
 
 REDUCTIONS = frozenset({"ln", "gn", "softmax", "mean", "sum"})
-VIEWS = frozenset({"reshape", "permute", "unsqueeze", "squeeze", "getitem"})
+VIEWS = frozenset({"reshape", "permute", "unsqueeze", "squeeze", "getitem", "expand"})
 _F = "torch.nn.functional."
 
 
@@ -36,9 +36,18 @@ class Op:
     attrs: dict[str, Any] = field(default_factory=dict)
 
     @property
+    def view(self) -> bool:
+        """Whether eager returns a view: views, unless the recorded layout makes a reshape
+        copy (``attrs["copy"]``, the ``expand, reshape`` of grouped-query attention), and
+        eval dropout."""
+        return (self.kind in VIEWS and not self.attrs.get("copy")) or (
+            self.kind == "id" and self.name == "dropout"
+        )
+
+    @property
     def work(self) -> bool:
-        """Whether eager launches a kernel for it (views and eval dropout do not)."""
-        return self.kind not in VIEWS and not (self.kind == "id" and self.name == "dropout")
+        """Whether eager launches a kernel for it."""
+        return not self.view
 
 
 def _bind(node: Node, names: list[str], defaults: dict[str, Any]) -> dict[str, Any] | None:
@@ -271,6 +280,11 @@ def _view(key: str, node: Node, rank: int) -> Op | str | None:
         return Op(name, name, [b["input"]], {"dim": b["dim"] % out_rank})
     if key == "operator.getitem":
         return _getitem(node, rank)
+    if key == "Tensor.expand":
+        sizes = _varargs(node)
+        if sizes is None or len(sizes) < rank:
+            return "expand to a computed shape"
+        return Op("expand", "expand", [node.args[0]], {"sizes": sizes})
     if key in ("torch.cat", "torch.concat", "torch.concatenate"):
         return _cat(node, rank)
     return None

@@ -87,6 +87,26 @@ def _cat(shapes: Shapes, op: Op) -> list[Dim]:
     return parts[0][:d] + [total([p[d] for p in parts], shapes.n)] + parts[0][d + 1 :]
 
 
+def _expand(shapes: Shapes, src: list[Dim], sizes: list[int]) -> list[Dim]:
+    """New leading dims take their literal size; -1 keeps a dim; a size-1 dim broadcasts."""
+    new = len(sizes) - len(src)
+    out = [lit(v, shapes.n) for v in sizes[:new]]
+    if any(v < 0 for v in sizes[:new]):
+        raise Unfusable("expand with -1 for a new dim")
+    for d, v in zip(src, sizes[new:], strict=True):
+        if v == -1 or (d.literal == v):
+            out.append(d)
+        elif d.all_one():
+            if d.literal is None:
+                shapes.guard(f"{d.expr} == 1")
+            out.append(lit(v, shapes.n))
+        elif shapes.equal(d, lit(v, shapes.n)):
+            out.append(d)
+        else:
+            raise Unfusable("expand of a dim that is not 1")
+    return out
+
+
 def atom(expr: str) -> str:
     """``expr`` safe to use as an operand of ``*`` (``a // b`` binds like ``*``)."""
     simple = expr.replace("_", "").replace("[", "").replace("]", "").isalnum()
@@ -262,6 +282,8 @@ def infer_node(shapes: Shapes, node: Node, op: Op) -> list[Dim]:
         return _getitem(shapes, x, op.attrs["index"])
     if kind == "cat":
         return _cat(shapes, op)
+    if kind == "expand":
+        return _expand(shapes, x, op.attrs["sizes"])
     if kind == "unsqueeze":
         d = op.attrs["dim"]
         return x[:d] + [lit(1, shapes.n)] + x[d:]
