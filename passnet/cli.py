@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from passnet.evaluation.results import CALL_PATH_HELP
+from passnet.core.results import CALL_PATH_HELP
 
 app = typer.Typer(
     name="passnet",
@@ -149,10 +149,10 @@ def eval_cmd(
     ] = 1,
 ) -> None:
     """Evaluate a pass folder (or a baseline compiler) on every variant of TASK."""
+    from passnet.core.results import default_parameters
     from passnet.dataset.task import TaskError, load_task
     from passnet.evaluation.candidates import CALL_PATHS, parse_candidate
     from passnet.evaluation.evaluator import evaluate_task
-    from passnet.evaluation.results import default_parameters
 
     if (pass_dir is None) == (compiler is None):
         _fail("give exactly one of --pass-dir DIR or --compiler NAME (eager, inductor[:MODE]).")

@@ -45,7 +45,7 @@ def build(args: argparse.Namespace) -> None:
     from passnet.dataset.catalog import Catalog
     from passnet.dataset.export import export_folders
     from passnet.dataset.jobs import DecomposeConfig
-    from passnet.evaluation.evaluator import environment
+    from passnet.evaluation.evaluator import environment, measure_inductor
 
     work = Path(args.work)
     t0 = time.perf_counter()
@@ -72,7 +72,7 @@ def build(args: argparse.Namespace) -> None:
             f"{len(specs)} fusible tasks; {len(complete)} with 3 dtypes; {len(two)} also with 2+ buckets"
         )
         ranked = T.curate(cat, device=args.device, top=len(candidates), threshold=math.inf, per_task=1,
-                          tasks=[t.name for t in candidates],
+                          tasks=[t.name for t in candidates], measure=measure_inductor,
                           on_measured=lambda n, r: print(f"  measured {n}: {r['status']} {r['speedup']}", flush=True))  # fmt: skip
         chosen = _choose(ranked, {t.name: t for t in candidates}, args.tasks, args.per_family)
         rows = [cat.one("SELECT * FROM tasks WHERE name = ?", (n,)) for n in chosen]

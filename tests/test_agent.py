@@ -34,8 +34,7 @@ from passnet.agent.openai_backend import OpenAIBackend
 from passnet.agent.replay import replay_attempt
 from passnet.agent.run import DevicePool, RunPlan, run_agent
 from passnet.agent.trajectory import TRAJECTORIES, AttemptRecord, Budget, read_trajectories
-from passnet.dataset.task import Task, load_task, write_task
-from passnet.evaluation.results import (
+from passnet.core.results import (
     CandidateSpec,
     Environment,
     Parameters,
@@ -44,6 +43,7 @@ from passnet.evaluation.results import (
     TaskResult,
     VariantResult,
 )
+from passnet.dataset.task import Task, load_task, write_task
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE_TASK = ROOT / "examples" / "tasks" / "bert_add_layer_norm"

@@ -26,8 +26,7 @@ from passnet.agent.loop import AgentConfig, AttemptSpec, run_attempt
 from passnet.agent.openai_backend import OpenAIBackend
 from passnet.agent.run import summarize
 from passnet.agent.trajectory import AttemptRecord, training_records
-from passnet.dataset.task import Task
-from passnet.evaluation.results import (
+from passnet.core.results import (
     CandidateSpec,
     Environment,
     Scores,
@@ -35,6 +34,7 @@ from passnet.evaluation.results import (
     TaskResult,
     VariantResult,
 )
+from passnet.dataset.task import Task
 
 ROOT = Path(__file__).resolve().parents[1]
 MESSAGES = [{"role": "user", "content": "hi"}]

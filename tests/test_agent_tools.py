@@ -35,8 +35,7 @@ from passnet.agent.trajectory import (
     folder_hash,
     read_trajectories,
 )
-from passnet.dataset.task import load_task
-from passnet.evaluation.results import (
+from passnet.core.results import (
     CandidateSpec,
     Comparison,
     Environment,
@@ -46,6 +45,7 @@ from passnet.evaluation.results import (
     TaskResult,
     VariantResult,
 )
+from passnet.dataset.task import load_task
 
 ROOT = Path(__file__).resolve().parents[1]
 TASK = ROOT / "examples" / "tasks" / "bert_add_layer_norm"

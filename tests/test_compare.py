@@ -3,8 +3,8 @@
 import pytest
 import torch
 
-from passnet.evaluation.compare import StructureError, compare_outputs
-from passnet.scores.tolerance import tolerance
+from passnet.core.tolerance import tolerance
+from passnet.scores.compare import StructureError, compare_outputs
 
 
 def test_identical_outputs_pass_every_level() -> None:

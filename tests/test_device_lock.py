@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 import torch
 
+from passnet.core.results import Parameters, Status
 from passnet.dataset.task import load_task
 from passnet.evaluation.candidates import parse_candidate
 from passnet.evaluation.device_lock import DeviceLock, device_key
 from passnet.evaluation.evaluator import evaluate_task, evaluate_variant
-from passnet.evaluation.results import Parameters, Status
 from passnet.runner.pool import ExecutorError, LocalPool
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -15,14 +15,14 @@ from pathlib import Path
 import pytest
 from conftest import BERT, fixture_path
 
+from passnet.core.results import Parameters, Status, TaskResult, default_parameters
+from passnet.core.tolerance import ErrorClass
 from passnet.dataset.task import Task, load_task, write_task
 from passnet.evaluation.candidates import parse_candidate
 from passnet.evaluation.evaluator import evaluate_task
-from passnet.evaluation.results import Parameters, Status, TaskResult, default_parameters
 from passnet.graph.sample import load_sample, with_dtype
 from passnet.graph.subgraph import cut_subgraph, graph_ops
 from passnet.scores.metrics import aggregate_score, compute_scores, es_curve, outcome_from_variant
-from passnet.scores.tolerance import ErrorClass
 
 ROOT = Path(__file__).resolve().parents[1]
 CORRECT = ROOT / "examples" / "passes" / "add_layer_norm"

@@ -23,8 +23,8 @@ from pathlib import Path
 import pytest
 from test_integrity_runtime import EXPLOITS, bert_variant
 
+from passnet.core.results import CandidateSpec, Parameters
 from passnet.evaluation import forkserver, sandbox, zygote
-from passnet.evaluation.results import CandidateSpec, Parameters
 from passnet.evaluation.worker import WorkerRequest
 
 pytestmark = pytest.mark.skipif(not forkserver.enabled(), reason="no fork server here")

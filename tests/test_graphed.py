@@ -70,9 +70,9 @@ def test_a_host_sync_is_a_clear_capture_error() -> None:
 @pytest.mark.gpu
 @gpu
 def test_bundled_pass_in_the_cudagraph_regime() -> None:
+    from passnet.core.results import Parameters, Status
     from passnet.evaluation.candidates import parse_candidate
     from passnet.evaluation.evaluator import evaluate_task
-    from passnet.evaluation.results import Parameters, Status
 
     params = Parameters(warmup=5, trials=40, rounds=2, max_reruns=0, call_path="cudagraph")
     result = evaluate_task(

@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 import torch
 
+from passnet.core.results import CandidateSpec, Parameters, Status, VariantResult
 from passnet.dataset.task import Variant
 from passnet.evaluation.evaluator import evaluate_variant
-from passnet.evaluation.results import CandidateSpec, Parameters, Status, VariantResult
 from passnet.graph.sample import TensorMeta, load_sample, with_dtype, write_sample
 from passnet.integrity.policy import check_pass_dir
 
@@ -363,7 +363,7 @@ def test_guard_allows_allocation_and_views_and_flags_compute(rt) -> None:  # noq
 def test_snapshot_sees_patches_but_not_torch_rewrapping(rt, monkeypatch) -> None:  # noqa: ANN001
     import time
 
-    from passnet.evaluation import compare
+    from passnet.scores import compare
 
     rt.snapshot()
     monkeypatch.setattr(torch, "manual_seed", torch._disable_dynamo(torch.manual_seed))
@@ -375,7 +375,7 @@ def test_snapshot_sees_patches_but_not_torch_rewrapping(rt, monkeypatch) -> None
     (finding,) = rt.findings
     assert finding.check == "harness-tamper"
     assert "time.perf_counter_ns" in finding.detail
-    assert "passnet.evaluation.compare.compare_outputs" in finding.detail
+    assert "passnet.scores.compare.compare_outputs" in finding.detail
 
 
 def test_guard_graph_wraps_only_what_the_rewrite_inserted(rt) -> None:  # noqa: ANN001
@@ -395,8 +395,9 @@ def test_guard_graph_wraps_only_what_the_rewrite_inserted(rt) -> None:  # noqa: 
 
 
 def test_hidden_checked_calls_leave_the_statistics() -> None:
-    from passnet.evaluation.results import SideTiming, Timing
-    from passnet.integrity.checks import exclude_sampled, secret_positions
+    from passnet.core.results import SideTiming, Timing
+    from passnet.evaluation.timing import exclude_sampled
+    from passnet.integrity.checks import secret_positions
 
     check, keep = secret_positions(warmup=2, per_run=12, n_check=3, n_keep=3)
     assert len(check) == 3 and len(keep) == 3 and not check & keep

@@ -21,10 +21,10 @@ import pytest
 import torch
 from test_integrity_runtime import EXPLOITS, HAS_CUDA, bert_variant
 
+from passnet.core.results import CandidateSpec, Parameters, Status
 from passnet.dataset.task import write_task
 from passnet.evaluation import forkserver, sandbox
 from passnet.evaluation.evaluator import evaluate_task
-from passnet.evaluation.results import CandidateSpec, Parameters, Status
 from passnet.evaluation.sandbox import (
     default_memory_limit,
     is_trusted,

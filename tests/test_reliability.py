@@ -19,7 +19,7 @@ import pytest
 from test_store import EXAMPLE_TASK, PARAMS, config, make_suite, result, scripted_speedups
 from typer.testing import CliRunner
 
-from passnet.evaluation.results import Status
+from passnet.core.results import Status
 from passnet.runner.bench import bench
 from passnet.runner.export import run_document
 from passnet.runner.scripted import ScriptedExecutor
@@ -303,7 +303,7 @@ def test_eval_json_path_is_checked_before_evaluating(tmp_path, monkeypatch):
 
 def test_eval_result_survives_a_json_write_failure(tmp_path, monkeypatch):
     import passnet.evaluation.evaluator as evaluator
-    from passnet.evaluation.results import VariantResult
+    from passnet.core.results import VariantResult
 
     out_dir = tmp_path / "out"
 

@@ -12,7 +12,7 @@ import pytest
 from test_store import EXAMPLE_PASS, PARAMS, make_suite, result, scripted_speedups
 from typer.testing import CliRunner
 
-from passnet.evaluation.results import Status
+from passnet.core.results import Status
 from passnet.reports import build_leaderboard, write_report
 from passnet.runner.bench import BenchConfig, bench
 from passnet.runner.scripted import ScriptedExecutor

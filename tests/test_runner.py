@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 from test_store import EXAMPLE_PASS, PARAMS, make_suite
 
+from passnet.dataset.suite import DEFAULT_SUITE, SuiteError, load_suite, resolve_suite_path
 from passnet.reports import build_leaderboard
 from passnet.runner.bench import BenchConfig, bench
 from passnet.runner.pool import ExecutorError, LocalPool, device_slots
 from passnet.runner.store import Store
-from passnet.runner.suite import DEFAULT_SUITE, SuiteError, load_suite, resolve_suite_path
 
 ROOT = Path(__file__).resolve().parents[1]
 CANDIDATES = ("eager", f"passes:{EXAMPLE_PASS}")

@@ -7,7 +7,8 @@ import random
 
 import pytest
 
-from passnet.evaluation.results import Comparison, Scores, Status, VariantResult
+from passnet.core.results import Comparison, Scores, Status, VariantResult
+from passnet.core.tolerance import T_LEVELS, ErrorClass
 from passnet.scores.metrics import (
     AS_WEIGHTS,
     Outcome,
@@ -27,7 +28,6 @@ from passnet.scores.metrics import (
     s_t,
     suite_scores,
 )
-from passnet.scores.tolerance import T_LEVELS, ErrorClass
 
 RUNTIME = ErrorClass.RUNTIME
 COMPILE = ErrorClass.COMPILE

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from passnet.evaluation.results import (
+from passnet.core.results import (
     Comparison,
     Environment,
     Parameters,

@@ -16,13 +16,13 @@ import pytest
 import torch
 
 from passnet.agent.trajectory import AttemptRecord
+from passnet.core.results import Parameters
 from passnet.dataset.task import load_task, write_task
-from passnet.evaluation.compare import compare_outputs
-from passnet.evaluation.results import Parameters
 from passnet.graph.sample import load_sample
 from passnet.integrity.policy import check_pass_dir
 from passnet.passes.loader import load_pass_dir
 from passnet.passes.matcher import apply_passes, to_fx
+from passnet.scores.compare import compare_outputs
 from passnet.synth.driver import STRICT_T, synthesize_task
 from passnet.synth.emit import module_source
 from passnet.synth.graph import Group, analyse, select, trace_graph

@@ -146,7 +146,7 @@ def test_synth_command_collects_trajectories(tmp_path: Path) -> None:
 
 
 def test_cached_verdicts_are_reused_but_not_host_failures(tmp_path: Path) -> None:
-    from passnet.runner.suite import load_suite
+    from passnet.dataset.suite import load_suite
     from passnet.runner.synth_candidate import synth_folder, synthesize_cached
 
     _smallest(UNSUPPORTED, tmp_path / "suite")

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 import torch
 
+from passnet.core.results import Parameters, Status
 from passnet.evaluation.candidates import parse_candidate
 from passnet.evaluation.evaluator import evaluate_task
-from passnet.evaluation.results import Parameters, Status
 from passnet.graph.meta import TensorMeta
 from passnet.graph.sample import load_module, load_sample, materialize, write_sample
 from passnet.passes.matcher import to_fx

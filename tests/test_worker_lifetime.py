@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from test_integrity_runtime import bert_variant
 
-from passnet.evaluation.results import CandidateSpec, Parameters
+from passnet.core.results import CandidateSpec, Parameters
 from passnet.evaluation.worker import WorkerRequest
 
 ROOT = Path(__file__).resolve().parents[1]

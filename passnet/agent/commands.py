@@ -35,7 +35,7 @@ evaluated (no match, compile or runtime error, timeout, crash, rejected, broken 
 
 def submit_verdict(result) -> str:  # noqa: ANN001 - TaskResult, imported lazily
     """``ok``, ``incorrect`` or ``failed`` (a key of SUBMIT_EXIT) for an evaluated pass."""
-    from passnet.evaluation.results import Status
+    from passnet.core.results import Status
 
     statuses = {v.status for v in result.variants}
     if statuses == {Status.OK}:
@@ -68,7 +68,7 @@ def _parameters(
     timeout: float,
     ci_target: float | None = None,
 ):
-    from passnet.evaluation.results import default_parameters
+    from passnet.core.results import default_parameters
 
     return default_parameters(
         devices[0], warmup=warmup, trials=trials, timeout_s=timeout, ci_target=ci_target
@@ -184,7 +184,7 @@ def run_cmd(
     from passnet.agent.loop import AgentConfig
     from passnet.agent.run import DevicePool, RunError, RunPlan, load_suite, run_agent
     from passnet.agent.trajectory import Budget
-    from passnet.runner.suite import SuiteError
+    from passnet.dataset.suite import SuiteError
 
     if backend == "replay":
         _fail("to replay a trajectory use: passnet agent replay TRAJ.jsonl")

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from passnet.evaluation.results import Status, TaskResult, VariantResult
+from passnet.core.results import Status, TaskResult, VariantResult
 
 MAX_ROWS = 24
 MAX_REASONS = 5

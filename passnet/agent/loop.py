@@ -32,8 +32,8 @@ from passnet.agent.prompting import initial_messages
 from passnet.agent.replay_backend import ReplayExhausted
 from passnet.agent.tools import TOOLS, Evaluator, ToolEnv
 from passnet.agent.trajectory import AttemptRecord, Budget, StepRecord, folder_files, folder_hash
+from passnet.core.results import Parameters
 from passnet.dataset.task import Task
-from passnet.evaluation.results import Parameters
 
 NUDGE = (
     "Your last message had no tool call. Use the tools: write your pass with file_editor, "

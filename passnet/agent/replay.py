@@ -16,8 +16,8 @@ from passnet.agent.loop import AgentConfig, AttemptSpec, run_attempt
 from passnet.agent.replay_backend import ReplayBackend
 from passnet.agent.tools import Evaluator
 from passnet.agent.trajectory import AttemptRecord, folder_hash
+from passnet.core.results import TaskResult
 from passnet.dataset.task import Task, load_task
-from passnet.evaluation.results import TaskResult
 
 
 class ReplayDiverged(Exception):

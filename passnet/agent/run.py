@@ -39,10 +39,10 @@ from passnet.agent.trajectory import (
     TrajectoryWriter,
     write_json_atomic,
 )
+from passnet.core.results import Parameters, TaskResult
 from passnet.dataset.task import Task
 from passnet.evaluation.candidates import parse_candidate
 from passnet.evaluation.evaluator import evaluate_task
-from passnet.evaluation.results import Parameters, TaskResult
 
 
 class RunError(Exception):
@@ -52,7 +52,7 @@ class RunError(Exception):
 def load_suite(path: Path | str) -> list[Task]:
     """The tasks of SUITE, read as ``passnet bench`` reads it (a task folder or a folder of
     task folders)."""
-    from passnet.runner.suite import load_suite as load_bench_suite
+    from passnet.dataset.suite import load_suite as load_bench_suite
 
     return [t.task for t in load_bench_suite(path).tasks]
 

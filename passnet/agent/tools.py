@@ -23,8 +23,8 @@ from passnet.agent.feedback import format_feedback
 from passnet.agent.llm import ToolCall
 from passnet.agent.prompting import graph_detail, task_statement
 from passnet.agent.trajectory import EvaluationRecord, folder_hash, strip_samples
+from passnet.core.results import TaskResult
 from passnet.dataset.task import Task
-from passnet.evaluation.results import TaskResult
 
 Evaluator = Callable[[Task, Path], TaskResult]
 """Evaluates the pass folder at the given path on every variant of the task."""

@@ -19,7 +19,7 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError, computed_field
 
 from passnet.agent.llm import GenerateConfig, Usage
-from passnet.evaluation.results import Parameters, Status, TaskResult
+from passnet.core.results import Parameters, Status, TaskResult
 from passnet.scores.metrics import rank_key
 
 SCHEMA_VERSION = 1

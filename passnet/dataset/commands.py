@@ -177,7 +177,9 @@ def tasks_cmd(
             console.print(f"{len(specs)} task(s); eval {sum(s == 'eval' for s in sides.values())}, "
                           f"train {sum(s == 'train' for s in sides.values())} (split by {split_by})")  # fmt: skip
             if curate:
-                ranked = T.curate(cat, device=device, top=top, threshold=threshold,
+                from passnet.evaluation.evaluator import measure_inductor
+
+                ranked = T.curate(cat, device=device, top=top, threshold=threshold, measure=measure_inductor,
                                   on_measured=lambda t, r: console.print(f"  {t}: {r['status']} {r['speedup']}"))  # fmt: skip
                 bench = sum(
                     1

@@ -212,25 +212,6 @@ Measure = Callable[[str, str], dict]
 """(variant sample path, device) -> {"status", "eager_us", "candidate_us", "speedup", "error"}."""
 
 
-def measure_inductor(path: str, device: str) -> dict:
-    """Eager vs default Inductor on one variant, through the evaluator's worker processes."""
-    from passnet.dataset.task import load_task
-    from passnet.evaluation.evaluator import evaluate_variant
-    from passnet.evaluation.results import CandidateSpec, default_parameters
-
-    params = default_parameters(device, seed=0, timeout_s=600)
-    variant = load_task(path).variants[0]
-    spec = CandidateSpec(kind="inductor", options={"mode": "default"})
-    r = evaluate_variant(variant, spec, device=device, parameters=params)
-    return {
-        "status": r.status.value,
-        "eager_us": r.reference.wall.median_us if r.reference else None,
-        "candidate_us": r.candidate.wall.median_us if r.candidate else None,
-        "speedup": r.speedup,
-        "error": r.error,
-    }
-
-
 def curate(
     cat: Catalog,
     *,
@@ -239,10 +220,13 @@ def curate(
     threshold: float = 1.0,
     per_task: int = 2,
     tasks: list[str] | None = None,
-    measure: Measure = measure_inductor,
+    measure: Measure,
     on_measured: Callable[[str, dict], None] | None = None,
 ) -> list[dict]:
-    """Measure up to ``per_task`` variants per task (cached) and mark the weakest as "bench"."""
+    """Measure up to ``per_task`` variants per task (cached) and mark the weakest as "bench".
+
+    ``measure`` is ``passnet.evaluation.evaluator.measure_inductor`` in the CLI (the dataset
+    layer sits below the evaluator and does not import it)."""
     names = tasks or [r["name"] for r in cat.rows("SELECT name FROM tasks WHERE kind = 'fusible'")]
     ranked = []
     for name in names:

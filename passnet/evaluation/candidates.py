@@ -18,7 +18,7 @@ from typing import Any
 
 import torch
 
-from passnet.evaluation.results import CALL_PATHS, CandidateSpec
+from passnet.core.results import CALL_PATHS, CandidateSpec
 
 BASELINES = ("eager", "inductor")
 __all__ = ["BASELINES", "CALL_PATHS", "INDUCTOR_MODES", "build_candidate", "parse_candidate"]

@@ -16,9 +16,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from passnet.dataset.task import Task, Variant, load_task
-from passnet.evaluation import device_lock
-from passnet.evaluation.results import (
+from passnet.core.results import (
     STATUS_ERROR_CLASS,
     CandidateSpec,
     Environment,
@@ -27,7 +25,10 @@ from passnet.evaluation.results import (
     Status,
     TaskResult,
     VariantResult,
+    default_parameters,
 )
+from passnet.dataset.task import Task, Variant, load_task
+from passnet.evaluation import device_lock
 from passnet.evaluation.sandbox import default_memory_limit, run_worker, spare_workers
 from passnet.evaluation.worker import WorkerRequest
 from passnet.integrity.policy import PolicyError, check_pass_dir
@@ -209,3 +210,19 @@ def evaluate_task(
         parameters=params,
         wall_seconds=time.perf_counter() - t0,
     )
+
+
+def measure_inductor(path: str, device: str) -> dict:
+    """Eager vs default Inductor on one variant, through the evaluator's worker processes: the
+    ``measure`` of ``passnet.dataset.tasks.curate``."""
+    params = default_parameters(device, seed=0, timeout_s=600)
+    variant = load_task(path).variants[0]
+    spec = CandidateSpec(kind="inductor", options={"mode": "default"})
+    r = evaluate_variant(variant, spec, device=device, parameters=params)
+    return {
+        "status": r.status.value,
+        "eager_us": r.reference.wall.median_us if r.reference else None,
+        "candidate_us": r.candidate.wall.median_us if r.candidate else None,
+        "speedup": r.speedup,
+        "error": r.error,
+    }

@@ -19,7 +19,7 @@ from typing import Any
 
 import torch
 
-from passnet.evaluation.results import SideTiming, Timing
+from passnet.core.results import SideTiming, Timing
 from passnet.evaluation.timing import Side
 from passnet.integrity import checks
 

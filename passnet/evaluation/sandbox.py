@@ -39,8 +39,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import passnet
+from passnet.core.results import STATUS_ERROR_CLASS, Finding, Status, VariantResult
 from passnet.evaluation import forkserver, lifetime
-from passnet.evaluation.results import STATUS_ERROR_CLASS, Finding, Status, VariantResult
 from passnet.evaluation.worker import WorkerRequest
 
 _SECRET = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL|AUTH", re.IGNORECASE)

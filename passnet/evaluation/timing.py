@@ -24,7 +24,7 @@ from typing import Any
 
 import torch
 
-from passnet.evaluation.results import SideTiming, Timing
+from passnet.core.results import SideTiming, Timing
 
 
 @dataclass
@@ -238,3 +238,18 @@ def timing_rule(timings: dict[str, SideTiming], ci_target: float | None, cap: in
         f"(95% interval; ratios within about +-{ci_target:.1%}): {n} calls a side, "
         f"worst +-{worst:.2%}, {met}"
     )
+
+
+def exclude_sampled(
+    side: SideTiming, positions: frozenset[int], warmup: int, noise_limit: float
+) -> SideTiming:
+    """Drop the checked calls' samples (position p is sample p - warmup of the kept run)."""
+    drop = {p - warmup for p in positions}
+
+    def keep(t: Any) -> Any:
+        if t is None:
+            return None
+        xs = [x for i, x in enumerate(t.samples_us) if i not in drop]
+        return _timing(t.method, xs, t.rounds, noise_limit) if xs else t
+
+    return SideTiming(wall=keep(side.wall), cuda_event=keep(side.cuda_event))

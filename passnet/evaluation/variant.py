@@ -59,16 +59,7 @@ def run_variant(req: WorkerRequest) -> dict[str, Any]:
     clock = [time.perf_counter()]  # phase boundaries (result.phase_seconds)
     import torch
 
-    from passnet.evaluation import graphed
-    from passnet.evaluation.candidates import (
-        CandidateError,
-        NoMatchError,
-        build_candidate,
-        call_path_probe,
-    )
-    from passnet.evaluation.compare import StructureError, compare_outputs
-    from passnet.evaluation.device_lock import DeviceLock
-    from passnet.evaluation.results import (
+    from passnet.core.results import (
         STATUS_ERROR_CLASS,
         CandidateSpec,
         Finding,
@@ -77,9 +68,18 @@ def run_variant(req: WorkerRequest) -> dict[str, Any]:
         Status,
         VariantResult,
     )
+    from passnet.evaluation import graphed
+    from passnet.evaluation.candidates import (
+        CandidateError,
+        NoMatchError,
+        build_candidate,
+        call_path_probe,
+    )
+    from passnet.evaluation.device_lock import DeviceLock
     from passnet.evaluation.timing import (
         Side,
         cpu_steal_jiffies,
+        exclude_sampled,
         measure,
         steal_share,
         timed_cap,
@@ -90,6 +90,7 @@ def run_variant(req: WorkerRequest) -> dict[str, Any]:
     from passnet.integrity.policy import PolicyError, enforce
     from passnet.integrity.runtime import Runtime
     from passnet.passes.matcher import to_fx
+    from passnet.scores.compare import StructureError, compare_outputs
 
     steal_before = cpu_steal_jiffies()  # over the whole evaluation: /proc/stat ticks at 100 Hz
     params = Parameters(**req.parameters)
@@ -400,7 +401,7 @@ def run_variant(req: WorkerRequest) -> dict[str, Any]:
             if cmp.tightest_passing_t is not None:
                 result.comparison = _worst(result.comparison, cmp)
         if positions and cand_side.aligned:
-            timings["candidate"] = checks.exclude_sampled(
+            timings["candidate"] = exclude_sampled(
                 timings["candidate"], positions, params.warmup, params.noise_limit
             )
         elif positions:
@@ -448,7 +449,7 @@ def _worst(a: Any, b: Any) -> Any:
 
 
 def _close(a: Any, b: Any) -> bool:
-    from passnet.evaluation.compare import compare_outputs
+    from passnet.scores.compare import compare_outputs
 
     try:
         return compare_outputs(a, b).tightest_passing_t is not None

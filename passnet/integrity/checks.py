@@ -6,7 +6,8 @@ checks that the outputs are plain tensors, were not written after the call retur
 reuse the storage of an earlier call's outputs, do not alias inputs (unless the reference's
 do), that inputs are unchanged (unless the reference changes them the same way) and that no
 element was left unwritten. ``TimedSampler`` hides checked calls among the timed calls at
-secret positions and ``exclude_sampled`` drops them from the statistics afterwards.
+secret positions and ``passnet.evaluation.timing.exclude_sampled`` drops them from the
+statistics afterwards.
 """
 
 from __future__ import annotations
@@ -18,9 +19,9 @@ from typing import Any
 
 import torch
 
-from passnet.evaluation.compare import compare_outputs
-from passnet.evaluation.results import Comparison, SideTiming
+from passnet.core.results import Comparison
 from passnet.integrity.runtime import Runtime, storage_key
+from passnet.scores.compare import compare_outputs
 
 KEEP_OUTPUTS = 8  # earlier outputs held alive, so a reused storage cannot be a coincidence
 
@@ -266,7 +267,7 @@ class TimedSampler:
 
     @property
     def aligned(self) -> bool:
-        """Whether the kept run's samples can be told apart by position (see exclude_sampled)."""
+        """Whether the kept run's samples can be told apart by position (see timing.exclude_sampled)."""
         return self.start is not None or self.n % self.per_run == 0
 
     def __call__(self, *args: Any) -> Any:
@@ -299,20 +300,3 @@ def secret_positions(
         rng.shuffle(more)
         check.update(more[: min(n_check, max(0, len(more) - 2))])
     return frozenset(check), frozenset(slots[n_check : n_check + n_keep])
-
-
-def exclude_sampled(
-    side: SideTiming, positions: frozenset[int], warmup: int, noise_limit: float
-) -> SideTiming:
-    """Drop the checked calls' samples (position p is sample p - warmup of the kept run)."""
-    from passnet.evaluation.timing import _timing
-
-    drop = {p - warmup for p in positions}
-
-    def keep(t: Any) -> Any:
-        if t is None:
-            return None
-        xs = [x for i, x in enumerate(t.samples_us) if i not in drop]
-        return _timing(t.method, xs, t.rounds, noise_limit) if xs else t
-
-    return SideTiming(wall=keep(side.wall), cuda_event=keep(side.cuda_event))

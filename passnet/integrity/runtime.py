@@ -38,7 +38,7 @@ import torch
 from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from passnet.evaluation.results import Finding
+from passnet.core.results import Finding
 
 ALLOC = frozenset(
     "empty empty_like empty_strided new_empty new_empty_strided zeros zeros_like ones ones_like "
@@ -53,9 +53,9 @@ FILLS = frozenset({"fill_", "zero_"})  # only on a tensor allocated in the same 
 HOST_READS = frozenset({"numpy", "__array__", "tolist", "__dlpack__", "__reduce_ex__"})
 WATCHED_MODULES = (
     "time builtins threading os json statistics secrets random torch torch.cuda "
-    "torch.nn.functional torch.fx passnet.evaluation.compare passnet.evaluation.timing "
+    "torch.nn.functional torch.fx passnet.scores.compare passnet.evaluation.timing "
     "passnet.evaluation.worker passnet.evaluation.candidates passnet.graph.sample "
-    "passnet.scores.tolerance passnet.integrity.runtime passnet.integrity.checks"
+    "passnet.core.tolerance passnet.integrity.runtime passnet.integrity.checks"
 ).split()
 _SKIP_FRAMES = (str(Path(torch.__file__).parent) + os.sep, str(Path(__file__).parent) + os.sep,
                 contextlib.__file__)  # fmt: skip

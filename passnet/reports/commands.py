@@ -22,7 +22,7 @@ def _fail(message: str) -> None:
 
 
 def default_report_dir(store: Path, run_ids: list[str]) -> Path:
-    from passnet.runner.suite import digest
+    from passnet.dataset.suite import digest
 
     name = "+".join(run_ids) if len(run_ids) <= 3 else "compare-" + digest(*run_ids, n=10)
     return store.parent / "reports" / name

@@ -19,8 +19,8 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from passnet.core.results import Status, VariantResult
 from passnet.evaluation.candidates import parse_candidate
-from passnet.evaluation.results import Status, VariantResult
 from passnet.runner.store import Store
 from passnet.runner.suite import candidate_id
 from passnet.scores.metrics import gmean, suite_scores

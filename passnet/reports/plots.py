@@ -9,8 +9,8 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+from passnet.core.tolerance import T_LEVELS
 from passnet.reports.leaderboard import Leaderboard, Row
-from passnet.scores.tolerance import T_LEVELS
 
 
 def _figure(width: float, height: float):  # noqa: ANN202 - matplotlib Figure

@@ -4,10 +4,10 @@
 SQLite store (:class:`Store`); ``passnet report`` turns runs into leaderboards.
 """
 
-from passnet.evaluation.results import default_parameters
+from passnet.core.results import default_parameters
+from passnet.dataset.suite import DEFAULT_SUITE, load_suite
 from passnet.runner.bench import BenchConfig, BenchSummary, bench
 from passnet.runner.store import DEFAULT_STORE, Store
-from passnet.runner.suite import DEFAULT_SUITE, load_suite
 
 __all__ = [
     "DEFAULT_STORE",

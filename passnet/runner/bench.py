@@ -20,25 +20,18 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from passnet.evaluation.candidates import parse_candidate
-from passnet.evaluation.results import (
+from passnet.core.results import (
     CandidateSpec,
     Environment,
     Parameters,
     Status,
     VariantResult,
 )
+from passnet.dataset.suite import Suite, SuiteVariant, canonical_json, digest, load_suite
+from passnet.evaluation.candidates import parse_candidate
 from passnet.evaluation.sandbox import spare_workers
 from passnet.runner.store import RETRY_STATUSES, Measurement, Store
-from passnet.runner.suite import (
-    Suite,
-    SuiteVariant,
-    candidate_id,
-    canonical_json,
-    digest,
-    is_baseline,
-    load_suite,
-)
+from passnet.runner.suite import candidate_id, is_baseline
 
 if TYPE_CHECKING:
     from passnet.synth.driver import SynthResult

@@ -11,9 +11,9 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from passnet.evaluation.results import CALL_PATH_HELP
+from passnet.core.results import CALL_PATH_HELP
+from passnet.dataset.suite import DEFAULT_SUITE
 from passnet.runner.store import DEFAULT_STORE
-from passnet.runner.suite import DEFAULT_SUITE
 
 # In logs (not a terminal) rich would wrap tables at 80 columns; give them room instead.
 console = Console(width=None if sys.stdout.isatty() else 160)
@@ -198,13 +198,13 @@ def bench_cmd(
     timeout (--rerun-status picks other statuses), replacing their results; the results set
     aside stay in the store as earlier attempts.
     """
+    from passnet.core.results import default_parameters
+    from passnet.dataset.suite import SuiteError
     from passnet.dataset.task import TaskError
     from passnet.evaluation.candidates import CALL_PATHS
-    from passnet.evaluation.results import default_parameters
     from passnet.runner.bench import BenchConfig, bench, check_rerun
     from passnet.runner.pool import ExecutorError, LocalPool
     from passnet.runner.store import RETRY_STATUSES, StoreError
-    from passnet.runner.suite import SuiteError
 
     if call_path not in CALL_PATHS:
         _fail(f"unknown --call-path {call_path!r}; known: {', '.join(CALL_PATHS)}.")

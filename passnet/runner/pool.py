@@ -15,8 +15,8 @@ import queue
 import threading
 from collections.abc import Iterator
 
+from passnet.core.results import Environment, Parameters
 from passnet.evaluation.evaluator import environment, evaluate_variant
-from passnet.evaluation.results import Environment, Parameters
 from passnet.runner.bench import Outcome, WorkItem
 
 

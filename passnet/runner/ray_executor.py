@@ -16,10 +16,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from passnet.evaluation.results import Environment, Parameters, VariantResult
+from passnet.core.results import Environment, Parameters, VariantResult
+from passnet.dataset.suite import folder_files
 from passnet.runner.bench import Outcome, WorkItem
 from passnet.runner.pool import ExecutorError
-from passnet.runner.suite import folder_files
 
 
 def _write_files(root: Path, files: dict[str, bytes]) -> Path:
@@ -41,9 +41,9 @@ def evaluate_shipped(
 ) -> tuple[str, str]:
     """Body of a Ray task: rebuild the variant (and pass folder) in a private temporary
     folder on the node, evaluate it, return (VariantResult JSON, Environment JSON)."""
+    from passnet.core.results import CandidateSpec
     from passnet.dataset.task import Variant
     from passnet.evaluation.evaluator import environment, evaluate_variant
-    from passnet.evaluation.results import CandidateSpec
 
     with tempfile.TemporaryDirectory(prefix="passnet-ray-") as tmp:
         gdir = _write_files(Path(tmp) / "graph", graph_files)

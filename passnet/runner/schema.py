@@ -155,9 +155,7 @@ def connect(path: Path, *, readonly: bool = False) -> tuple[sqlite3.Connection, 
         if readonly:
             version = _version(conn, path)
             if version is None:
-                raise StoreError(
-                    f"{path} is empty, not a passnet store; run `passnet bench` first"
-                )
+                raise StoreError(f"{path} is empty, not a passnet store; run `passnet bench` first")
             if version > STORE_SCHEMA_VERSION:
                 raise StoreError(
                     f"{path}: store schema {version}, this passnet reads up to "

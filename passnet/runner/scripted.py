@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from passnet.evaluation.results import Environment, Parameters, VariantResult
+from passnet.core.results import Environment, Parameters, VariantResult
 from passnet.runner.bench import Outcome, WorkItem
 
 SCRIPTED_ENVIRONMENT = Environment(

@@ -20,9 +20,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from passnet.evaluation.results import CandidateSpec, Environment, Parameters, VariantResult
+from passnet.core.results import CandidateSpec, Environment, Parameters, VariantResult
+from passnet.dataset.suite import SuiteTask, canonical_json, digest
 from passnet.runner.schema import STORE_SCHEMA_VERSION, StoreError, connect
-from passnet.runner.suite import SuiteTask, canonical_json, digest
 
 __all__ = [
     "DEFAULT_STORE",

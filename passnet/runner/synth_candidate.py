@@ -17,9 +17,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from passnet.evaluation.results import CandidateSpec, Environment, Parameters, Status, VariantResult
-from passnet.runner.suite import SuiteTask, _suite_task, digest
-from passnet.scores.tolerance import ErrorClass
+from passnet.core.results import CandidateSpec, Environment, Parameters, Status, VariantResult
+from passnet.core.tolerance import ErrorClass
+from passnet.dataset.suite import SuiteTask, _suite_task, digest
 
 if TYPE_CHECKING:  # bench imports this module at run time, not the other way round
     from passnet.runner.bench import WorkItem

@@ -17,8 +17,8 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from passnet.evaluation.results import STATUS_ERROR_CLASS, Scores, Status, VariantResult
-from passnet.scores.tolerance import T_LEVELS, TOLERATED_FROM, ErrorClass, correct_at
+from passnet.core.results import STATUS_ERROR_CLASS, Scores, Status, VariantResult
+from passnet.core.tolerance import T_LEVELS, TOLERATED_FROM, ErrorClass, correct_at
 
 NEUTRAL_SPEEDUP = 1.0
 """The speedup a correct variant without meaningful timings is scored with."""

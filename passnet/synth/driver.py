@@ -19,8 +19,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from passnet.core.results import CandidateSpec, Parameters, Status, TaskResult
 from passnet.dataset.task import GRAPH_LIST, Task, load_task
-from passnet.evaluation.results import CandidateSpec, Parameters, Status, TaskResult
 from passnet.synth.emit import module_source
 from passnet.synth.graph import Group, analyse, select, trace_variant
 from passnet.synth.shapes import Unfusable

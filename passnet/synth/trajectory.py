@@ -15,8 +15,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from passnet.core.results import Parameters, TaskResult
 from passnet.dataset.task import Task
-from passnet.evaluation.results import Parameters, TaskResult
 
 BACKEND = "passnet-synth"
 RULES_FILE = "sorted_output_pass_rule_names.json"
