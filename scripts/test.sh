@@ -4,5 +4,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 .venv/bin/ruff check passnet tests scripts examples
+.venv/bin/lint-imports  # the layers contract of pyproject.toml (README, "Layout")
 export TRITON_INTERPRET=1
 exec .venv/bin/python -m pytest -q -m "not gpu" -p no:cacheprovider "$@"

@@ -10,6 +10,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from passnet.cli.common import fail as _fail
+
 console = Console()
 err = Console(stderr=True)
 dataset_app = typer.Typer(
@@ -23,9 +25,6 @@ Workers = Annotated[int, typer.Option(help="worker processes [CPU cores]")]
 DEFAULT_ROOT = Path("dataset")
 
 
-def _fail(message: str) -> None:
-    err.print(f"[bold red]error:[/] {message}", soft_wrap=True)
-    raise typer.Exit(code=2)
 
 
 def _user_errors() -> tuple[type[Exception], ...]:

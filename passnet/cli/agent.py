@@ -20,6 +20,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from passnet.cli.common import fail as _fail
+from passnet.cli.options import CiTarget, PrepareAhead, Trials, Warmup
+
 console = Console()
 err = Console(stderr=True)
 
@@ -41,11 +44,6 @@ def submit_verdict(result) -> str:  # noqa: ANN001 - TaskResult, imported lazily
     if statuses == {Status.OK}:
         return "ok"
     return "incorrect" if statuses <= {Status.OK, Status.INCORRECT} else "failed"
-
-
-def _fail(message: str) -> None:
-    err.print(f"[bold red]error:[/] {message}", soft_wrap=True)
-    raise typer.Exit(code=2)
 
 
 def _check_device(device: str) -> list[str]:
@@ -73,16 +71,6 @@ def _parameters(
     return default_parameters(
         devices[0], warmup=warmup, trials=trials, timeout_s=timeout, ci_target=ci_target
     )
-
-
-PREPARE_AHEAD_HELP = (
-    "graphs of a task evaluated at once per device: each worker holds the device's timing "
-    "lock only while it times, so the next graphs load, compile and check meanwhile"
-)
-CI_TARGET_HELP = (
-    "adaptive trials: add timed calls until every speedup is known within about +-CI_TARGET "
-    "(95% interval) [default: exactly --trials calls]"
-)
 
 
 def _fmt(x: float | None, spec: str = ".4f") -> str:
@@ -169,15 +157,11 @@ def run_cmd(
         str, typer.Option(help="evaluation device(s): cpu, cuda (every GPU), cuda:0,cuda:1")
     ] = "cpu",
     concurrency: Annotated[int, typer.Option(help="attempts in flight at once")] = 4,
-    warmup: Annotated[
-        int | None, typer.Option(help="untimed calls per side [GPU 25, CPU 10]")
-    ] = None,
-    trials: Annotated[
-        int | None, typer.Option(help="timed calls per side [GPU 100, CPU 40]")
-    ] = None,
+    warmup: Warmup = None,
+    trials: Trials = None,
     eval_timeout: Annotated[float, typer.Option(help="seconds per evaluated graph")] = 600.0,
-    prepare_ahead: Annotated[int, typer.Option(min=1, help=PREPARE_AHEAD_HELP)] = 1,
-    ci_target: Annotated[float | None, typer.Option(min=0.001, help=CI_TARGET_HELP)] = None,
+    prepare_ahead: PrepareAhead = 1,
+    ci_target: CiTarget = None,
 ) -> None:
     """Let an LLM write passes for every task of SUITE, k attempts each; prints best@k and mean."""
     from passnet.agent.llm import GenerateConfig, LLMError, get_backend
@@ -349,14 +333,14 @@ def submit_cmd(
     task: Annotated[Path, typer.Argument(help="task folder")],
     pass_dir: Annotated[Path, typer.Argument(help="your pass folder")],
     device: Annotated[str, typer.Option(help="cpu or cuda[:N]")] = "cpu",
-    warmup: Annotated[int | None, typer.Option(help="untimed calls per side")] = None,
-    trials: Annotated[int | None, typer.Option(help="timed calls per side")] = None,
+    warmup: Warmup = None,
+    trials: Trials = None,
     timeout: Annotated[float, typer.Option(help="seconds per graph")] = 600.0,
     json_out: Annotated[
         Path | None, typer.Option("--json", help="write the full result here")
     ] = None,
-    prepare_ahead: Annotated[int, typer.Option(min=1, help=PREPARE_AHEAD_HELP)] = 1,
-    ci_target: Annotated[float | None, typer.Option(min=0.001, help=CI_TARGET_HELP)] = None,
+    prepare_ahead: PrepareAhead = 1,
+    ci_target: CiTarget = None,
 ) -> None:
     """Evaluate PASS_DIR on TASK and print the feedback the agent would get.
 

@@ -29,7 +29,7 @@ def synth_cmd(
     from rich.console import Console
     from rich.table import Table
 
-    from passnet.cli import _fail
+    from passnet.cli.common import fail as _fail
     from passnet.synth.driver import synth_parameters, synthesize_task, task_folders
 
     console = Console()

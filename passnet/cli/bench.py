@@ -11,7 +11,19 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from passnet.core.results import CALL_PATH_HELP
+from passnet.cli.common import fail as _fail
+from passnet.cli.options import (
+    CallPath,
+    CiTarget,
+    CpuThreads,
+    MaxTrials,
+    PrepareAhead,
+    Rounds,
+    Seed,
+    Timeout,
+    Trials,
+    Warmup,
+)
 from passnet.dataset.suite import DEFAULT_SUITE
 from passnet.runner.store import DEFAULT_STORE
 
@@ -19,12 +31,6 @@ from passnet.runner.store import DEFAULT_STORE
 console = Console(width=None if sys.stdout.isatty() else 160)
 err = Console(stderr=True, width=None if sys.stderr.isatty() else 160)
 STEAL_WARN = 0.02  # mean share of CPU time stolen by the hypervisor above which bench warns
-
-
-def _fail(message: str) -> None:
-    """One line on stderr (never wrapped, paths printed as they are), exit code 2."""
-    err.print(f"[bold red]error:[/] {escape(message)}", soft_wrap=True)
-    raise typer.Exit(code=2)
 
 
 def _open_store(path: Path, *, readonly: bool = False):  # noqa: ANN202 - Store (lazy import)
@@ -121,14 +127,7 @@ def bench_cmd(
         int | None,
         typer.Option(help="concurrent measurements [CPU: 1; GPU: one per GPU, never more]"),
     ] = None,
-    prepare_ahead: Annotated[
-        int,
-        typer.Option(
-            min=1,
-            help="workers at once per device: each holds the device's timing lock only while it times, so "
-            "the next variants load, compile and check while one is timed",
-        ),
-    ] = 1,
+    prepare_ahead: PrepareAhead = 1,
     executor: Annotated[str, typer.Option(help="local (process pool) or ray")] = "local",
     address: Annotated[
         str | None, typer.Option(help="Ray cluster address (default: start a local one)")
@@ -164,30 +163,15 @@ def bench_cmd(
     ] = None,
     b: Annotated[float, typer.Option(help="score of a failed subgraph (SPEC: 0.1)")] = 0.1,
     p: Annotated[float, typer.Option(help="slowdown penalty exponent (SPEC: 0)")] = 0.0,
-    warmup: Annotated[
-        int | None, typer.Option(help="untimed calls per side [GPU 25, CPU 10]")
-    ] = None,
-    trials: Annotated[
-        int | None, typer.Option(help="timed calls per side [GPU 100, CPU 40]")
-    ] = None,
-    rounds: Annotated[int, typer.Option(help="interleaved measurement rounds")] = 4,
-    ci_target: Annotated[
-        float | None,
-        typer.Option(
-            min=0.001,
-            help="adaptive trials: add timed calls until every speedup is known within about "
-            "+-CI_TARGET (95% interval), e.g. 0.02 [default: exactly --trials calls]",
-        ),
-    ] = None,
-    max_trials: Annotated[
-        int | None, typer.Option(min=1, help="cap of adaptive timed calls a side [4 x trials]")
-    ] = None,
-    timeout: Annotated[float, typer.Option(help="wall-clock limit per variant, seconds")] = 600.0,
-    seed: Annotated[int | None, typer.Option(help="input seed (default: fresh random)")] = None,
-    call_path: Annotated[str, typer.Option(help=CALL_PATH_HELP)] = "direct",
-    cpu_threads: Annotated[
-        int, typer.Option(help="intra-op threads of a CPU worker (0: torch's default)")
-    ] = 1,
+    warmup: Warmup = None,
+    trials: Trials = None,
+    rounds: Rounds = 4,
+    ci_target: CiTarget = None,
+    max_trials: MaxTrials = None,
+    timeout: Timeout = 600.0,
+    seed: Seed = None,
+    call_path: CallPath = "direct",
+    cpu_threads: CpuThreads = 1,
     report: Annotated[
         bool, typer.Option("--report/--no-report", help="print the leaderboard at the end")
     ] = True,

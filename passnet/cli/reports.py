@@ -8,17 +8,14 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.markup import escape
+
+from passnet.cli.common import fail as _fail
 
 # In logs (not a terminal) rich would wrap tables at 80 columns; give them room instead.
 console = Console(width=None if sys.stdout.isatty() else 160)
 err = Console(stderr=True, width=None if sys.stderr.isatty() else 160)
 
 
-def _fail(message: str) -> None:
-    """One line on stderr (never wrapped, paths printed as they are), exit code 2."""
-    err.print(f"[bold red]error:[/] {escape(message)}", soft_wrap=True)
-    raise typer.Exit(code=2)
 
 
 def default_report_dir(store: Path, run_ids: list[str]) -> Path:

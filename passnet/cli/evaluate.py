@@ -1,38 +1,27 @@
-"""The ``passnet`` command line: a thin layer over the library (errors for humans here)."""
+"""``passnet eval``: one task, one candidate (a pass folder or a baseline compiler)."""
 
 from __future__ import annotations
 
-import os
-import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
-from passnet.core.results import CALL_PATH_HELP
-
-app = typer.Typer(
-    name="passnet",
-    help="LLM-written compiler passes for PyTorch: evaluate passes and compilers on PassBench tasks.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
+from passnet.cli.common import console
+from passnet.cli.common import fail as _fail
+from passnet.cli.options import (
+    CallPath,
+    CiTarget,
+    CpuThreads,
+    MaxTrials,
+    PrepareAhead,
+    Rounds,
+    Seed,
+    Timeout,
+    Trials,
+    Warmup,
 )
-console = Console()
-err = Console(stderr=True)
-
-
-class UserError(Exception):
-    """A problem the user can fix; printed as one paragraph, no traceback."""
-
-
-def _fail(message: str) -> None:
-    from rich.markup import escape
-
-    err.print(f"[bold red]error:[/] {escape(message)}", soft_wrap=True)  # one line, as is
-    raise typer.Exit(code=2)
 
 
 def _fmt_us(x: float | None) -> str:
@@ -96,12 +85,6 @@ def print_task_result(result) -> None:  # noqa: ANN001 - TaskResult, imported la
     )
 
 
-@app.callback()
-def _root() -> None:
-    """PassNet: evaluate compiler passes and compilers on PassBench tasks."""
-
-
-@app.command("eval")
 def eval_cmd(
     task: Annotated[Path, typer.Argument(help="task folder (graph_list.txt) or one graph folder")],
     pass_dir: Annotated[Path | None, typer.Option(help="pass folder to evaluate")] = None,
@@ -112,41 +95,19 @@ def eval_cmd(
     json_out: Annotated[Path | None, typer.Option("--json", help="write the result here")] = None,
     b: Annotated[float, typer.Option(help="score of a failed subgraph (SPEC: 0.1)")] = 0.1,
     p: Annotated[float, typer.Option(help="slowdown penalty exponent (SPEC: 0)")] = 0.0,
-    warmup: Annotated[
-        int | None, typer.Option(help="untimed calls per side [GPU 25, CPU 10]")
-    ] = None,
-    trials: Annotated[
-        int | None, typer.Option(help="timed calls per side [GPU 100, CPU 40]")
-    ] = None,
-    rounds: Annotated[int, typer.Option(help="interleaved measurement rounds")] = 4,
-    ci_target: Annotated[
-        float | None,
-        typer.Option(
-            min=0.001,
-            help="adaptive trials: add timed calls until every speedup is known within about "
-            "+-CI_TARGET (95% interval), e.g. 0.02 [default: exactly --trials calls]",
-        ),
-    ] = None,
-    max_trials: Annotated[
-        int | None, typer.Option(min=1, help="cap of adaptive timed calls a side [4 x trials]")
-    ] = None,
-    timeout: Annotated[float, typer.Option(help="wall-clock limit per variant, seconds")] = 600.0,
-    seed: Annotated[int | None, typer.Option(help="input seed (default: fresh random)")] = None,
-    call_path: Annotated[str, typer.Option(help=CALL_PATH_HELP)] = "direct",
-    cpu_threads: Annotated[
-        int, typer.Option(help="intra-op threads of a CPU worker (0: torch's default)")
-    ] = 1,
+    warmup: Warmup = None,
+    trials: Trials = None,
+    rounds: Rounds = 4,
+    ci_target: CiTarget = None,
+    max_trials: MaxTrials = None,
+    timeout: Timeout = 600.0,
+    seed: Seed = None,
+    call_path: CallPath = "direct",
+    cpu_threads: CpuThreads = 1,
     with_inductor: Annotated[
         bool, typer.Option("--with-inductor", help="also time Inductor for speedup vs Inductor")
     ] = False,
-    prepare_ahead: Annotated[
-        int,
-        typer.Option(
-            min=1,
-            help="workers at once per device: each holds the device's timing lock only while it times, so "
-            "the next variants load, compile and check while one is timed",
-        ),
-    ] = 1,
+    prepare_ahead: PrepareAhead = 1,
 ) -> None:
     """Evaluate a pass folder (or a baseline compiler) on every variant of TASK."""
     from passnet.core.results import default_parameters
@@ -224,37 +185,5 @@ def eval_cmd(
         console.print(f"[dim]wrote {json_out}[/]")
 
 
-# Downstream packages add their commands here: each module has ``register(app)``, imports its
-# heavy dependencies lazily, and may be absent in a partial install.
-_SUBCOMMAND_MODULES = (
-    "passnet.runner.commands",
-    "passnet.reports.commands",
-    "passnet.agent.commands",
-    "passnet.dataset.commands",
-    "passnet.synth.commands",
-)
-
-
-def _register_subcommands() -> None:
-    import importlib
-
-    for name in _SUBCOMMAND_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name is None or not name.startswith(exc.name):
-                raise
-            continue
-        module.register(app)
-
-
-_register_subcommands()
-
-
-def main() -> None:
-    os.environ.setdefault("PYTHONUNBUFFERED", "1")
-    sys.exit(app())
-
-
-if __name__ == "__main__":
-    main()
+def register(app: typer.Typer) -> None:
+    app.command("eval")(eval_cmd)

@@ -1,0 +1,56 @@
+"""The ``passnet`` command line: a thin layer over the library, one module per command group
+(errors for humans in ``passnet.cli.common``). The top layer: it may import every subpackage,
+and none imports it."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import typer
+
+app = typer.Typer(
+    name="passnet",
+    help="LLM-written compiler passes for PyTorch: evaluate passes and compilers on PassBench tasks.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+@app.callback()
+def _root() -> None:
+    """PassNet: evaluate compiler passes and compilers on PassBench tasks."""
+
+
+# Each module has ``register(app)`` and imports its heavy dependencies lazily; one whose
+# optional dependencies are missing in a partial install is left out.
+_SUBCOMMAND_MODULES = (
+    "passnet.cli.evaluate",
+    "passnet.cli.bench",
+    "passnet.cli.reports",
+    "passnet.cli.agent",
+    "passnet.cli.dataset",
+    "passnet.cli.synth",
+)
+
+
+def _register_subcommands() -> None:
+    import importlib
+
+    for name in _SUBCOMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name is None or not name.startswith(exc.name):
+                raise
+            continue
+        module.register(app)
+
+
+_register_subcommands()
+
+
+def main() -> None:
+    os.environ.setdefault("PYTHONUNBUFFERED", "1")
+    sys.exit(app())

@@ -1,0 +1,39 @@
+"""Option types shared by the commands that evaluate (``eval``, ``bench``, ``agent run``,
+``task submit``, ``synth``): one declaration each, so their names, help and limits agree."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from passnet.core.results import CALL_PATH_HELP
+
+Warmup = Annotated[int | None, typer.Option(help="untimed calls per side [GPU 25, CPU 10]")]
+Trials = Annotated[int | None, typer.Option(help="timed calls per side [GPU 100, CPU 40]")]
+Rounds = Annotated[int, typer.Option(min=1, help="interleaved measurement rounds")]
+CiTarget = Annotated[
+    float | None,
+    typer.Option(
+        min=0.001,
+        help="adaptive trials: add timed calls until every speedup is known within about "
+        "+-CI_TARGET (95% interval), e.g. 0.02 [default: exactly --trials calls]",
+    ),
+]
+MaxTrials = Annotated[
+    int | None, typer.Option(min=1, help="cap of adaptive timed calls a side [4 x trials]")
+]
+Timeout = Annotated[float, typer.Option(help="wall-clock limit per variant, seconds")]
+Seed = Annotated[int | None, typer.Option(help="input seed (default: fresh random)")]
+CallPath = Annotated[str, typer.Option(help=CALL_PATH_HELP)]
+CpuThreads = Annotated[
+    int, typer.Option(help="intra-op threads of a CPU worker (0: torch's default)")
+]
+PrepareAhead = Annotated[
+    int,
+    typer.Option(
+        min=1,
+        help="workers at once per device: each holds the device's timing lock only while it "
+        "times, so the next variants load, compile and check while one is timed",
+    ),
+]
