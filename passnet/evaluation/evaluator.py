@@ -29,8 +29,8 @@ from passnet.core.results import (
 )
 from passnet.dataset.task import Task, Variant, load_task
 from passnet.evaluation import device_lock
+from passnet.evaluation.request import WorkerRequest
 from passnet.evaluation.sandbox import default_memory_limit, run_worker, spare_workers
-from passnet.evaluation.worker import WorkerRequest
 from passnet.integrity.policy import PolicyError, check_pass_dir
 from passnet.scores.metrics import compute_scores
 
@@ -130,8 +130,8 @@ def evaluate_variant(
         device=device,
         seed=seed,
         recheck_seed=(seed * 7919 + 1) % (2**31),
-        candidate=candidate.model_dump(),
-        parameters=params.model_dump(),
+        candidate=candidate,
+        parameters=params,
         with_inductor=with_inductor,
         lock_dir=str(device_lock.lock_dir()) if device_lock.enabled() else "",
     )

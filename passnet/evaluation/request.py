@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
+from passnet.core.results import CandidateSpec, Parameters
+
 
 class WorkerRequest(BaseModel):
     """One request on the worker's stdin (JSON); the nonce authenticates its reply."""
@@ -18,8 +20,8 @@ class WorkerRequest(BaseModel):
     device: str
     seed: int
     recheck_seed: int
-    candidate: dict
-    parameters: dict
+    candidate: CandidateSpec
+    parameters: Parameters
     with_inductor: bool = False
     nonce: str = ""
     parent_netns: str = ""

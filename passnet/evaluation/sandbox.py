@@ -187,7 +187,7 @@ def _netns() -> str:
 
 def worker_role(request: WorkerRequest) -> str:
     """``eager`` or ``inductor`` (baselines: only harness code runs) or ``pass``."""
-    kind = request.candidate.get("kind")
+    kind = request.candidate.kind
     return kind if kind in ("eager", "inductor") else "pass"
 
 

@@ -45,6 +45,7 @@ def preload(inductor: bool = False) -> None:
 
     import passnet.evaluation.candidates  # noqa: F401
     import passnet.evaluation.device_lock  # noqa: F401
+    import passnet.evaluation.phases  # noqa: F401 - the evaluation itself
     import passnet.evaluation.timing  # noqa: F401
     import passnet.integrity.runtime  # noqa: F401
     import passnet.passes.launch  # noqa: F401 - builds or loads the native launch path

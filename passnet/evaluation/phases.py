@@ -1,0 +1,286 @@
+"""The phases of one variant's evaluation inside a worker, each a short method of ``VariantRun``.
+
+setup (static policy, load the sample, materialise inputs), build (load and apply the
+candidate under the runtime guards), correctness (fresh inputs per trial, candidate first,
+reference second), ghost (a replay with every Triton launch disabled), timing (interleaved
+rounds with checked calls at secret positions, under the device's timing lock; on
+``--call-path cudagraph`` each side is replayed from a captured graph). A phase that ends the
+evaluation raises ``Failed``; ``VariantRun.run`` turns it into the result in one place.
+
+Imported only inside a worker (``passnet.evaluation.variant.run_variant``): it pulls in torch,
+the integrity layers and the candidates.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from typing import Any
+
+import torch
+
+from passnet.core.results import (
+    STATUS_ERROR_CLASS,
+    Finding,
+    Sandbox,
+    Status,
+    VariantResult,
+)
+from passnet.evaluation.candidates import (
+    CandidateError,
+    NoMatchError,
+    build_candidate,
+)
+from passnet.evaluation.device_lock import DeviceLock
+from passnet.evaluation.request import WorkerRequest
+from passnet.evaluation.timed_phase import Failed, TimingPhase, worst
+from passnet.evaluation.timing import (
+    cpu_steal_jiffies,
+)
+from passnet.evaluation.variant import error_site, sandbox_facts, short_error
+from passnet.graph.sample import SampleError, load_module, load_sample, materialize
+from passnet.integrity import checks
+from passnet.integrity.policy import PolicyError, enforce
+from passnet.integrity.runtime import Runtime
+from passnet.passes.matcher import to_fx
+from passnet.scores.compare import StructureError, compare_outputs
+
+
+class VariantRun(TimingPhase):
+    """One variant under one candidate, phase by phase; ``run()`` returns the result as JSON."""
+
+    def __init__(self, req: WorkerRequest) -> None:
+        self.clock = time.perf_counter()  # the last phase boundary (result.phase_seconds)
+        self.steal_before = cpu_steal_jiffies()  # /proc/stat ticks at 100 Hz: whole evaluation
+        self.req = req
+        self.params, self.spec = req.parameters, req.candidate  # validated with the request
+        device = torch.device(req.device)
+        if device.type == "cuda" and device.index is None:
+            # APIs such as set_per_process_memory_fraction and mem_get_info need an index.
+            device = torch.device("cuda", torch.cuda.current_device())
+        self.device = device
+        if device.type == "cpu" and self.params.cpu_threads:
+            torch.set_num_threads(self.params.cpu_threads)  # before any compile: Inductor reads it
+        self.result = VariantResult(graph=req.graph, dtype=req.dtype, status=Status.OK)
+        self.fraction = self.params.cuda_memory_fraction if device.type == "cuda" else None
+        self.result.sandbox = Sandbox(**sandbox_facts(req, self.fraction))
+        if device.type == "cpu" and self.spec.kind == "pass":
+            self._interpreter_timing()
+        self.rt: Runtime | None = None
+        self.own: list[Finding] = []  # findings of the worker itself (policy, null kernel)
+        # Opened before any pass code runs; held only around the timed phase (device_lock).
+        self.timing_lock = DeviceLock(req.lock_dir, device) if req.lock_dir else None
+        self.checker: checks.CandidateChecker | None = None
+        self.trials: list[checks.Trial] = []
+        self.ref_mutates = False  # does the reference itself write into its inputs (x += y)?
+        self.timed: list = []  # comparisons of the checked timed calls
+        self.expected: Any = None  # the reference's outputs on the timing inputs
+
+    def _interpreter_timing(self) -> None:
+        """Interpreted kernels: times mean nothing. Check in full, time just enough for the
+        timed-call checks (a [8, 128, 256] variant ran > 600 s with the CPU defaults)."""
+        self.params = self.params.for_interpreter()
+        self.result.timing_meaningful = False
+        p = self.params
+        self.result.timing_note = (
+            "CPU: Triton kernels run in Triton's interpreter: correctness checked in full, "
+            f"timed minimally ({p.warmup} warmup, {p.trials} calls a side); the "
+            "speedup means nothing and a correct variant scores as speedup 1.0"
+        )
+
+    # -- bookkeeping -----------------------------------------------------------------------
+
+    def phase(self, name: str) -> None:
+        """Charge the time since the last phase ended to ``name`` (result.phase_seconds)."""
+        now = time.perf_counter()
+        seconds = self.result.phase_seconds
+        seconds[name] = seconds.get(name, 0.0) + now - self.clock
+        self.clock = now
+
+    def note(self, text: str) -> None:
+        self.result.timing_note = "; ".join(x for x in (self.result.timing_note, text) if x)
+
+    def check_rejected(self) -> None:
+        if self.rt is not None and self.rt.fatal():
+            raise Failed(Status.REJECTED)
+
+    def findings(self) -> list[Finding]:
+        return [*(self.rt.findings if self.rt is not None else []), *self.own]
+
+    def fail(self, status: Status, message: str) -> dict[str, Any]:
+        """The result of a failed variant; evidence of an exploit overrides the status."""
+        self.phase("failed")
+        self.result.integrity = self.findings()
+        fatal = self.rt.fatal() if self.rt is not None else []
+        if fatal and status is not Status.SAMPLE_ERROR:
+            status = Status.REJECTED
+            message = "integrity: " + "; ".join(f"{f.check}: {f.detail}" for f in fatal[:4])
+        self.result.status = status
+        self.result.error_class = STATUS_ERROR_CLASS[status]
+        self.result.error = message
+        return self.result.model_dump(mode="json")
+
+    def run(self) -> dict[str, Any]:
+        try:
+            self.setup()
+            self.build()
+            self.correctness()
+            self.ghost()
+            self.timing()
+        except Failed as stop:
+            return self.fail(stop.status, stop.message)
+        self.result.integrity = self.findings()
+        return self.result.model_dump(mode="json")
+
+    # -- setup and build -------------------------------------------------------------------
+
+    def setup(self) -> None:
+        """Layer A (the static policy, before any pass code is imported), then the sample."""
+        req, spec = self.req, self.spec
+        if spec.kind == "pass" and self.params.policy:
+            try:
+                enforce(spec.pass_dir or "")
+            except PolicyError as exc:
+                self.own.extend(
+                    Finding(check=f"policy:{v.rule}", detail=str(v), phase="policy")
+                    for v in exc.violations
+                )
+                raise Failed(Status.REJECTED, str(exc)) from exc
+        if self.fraction:
+            torch.cuda.set_per_process_memory_fraction(self.fraction, self.device)
+        try:
+            self.sample = load_sample(req.path)
+            self.ref_module = load_module(self.sample).to(self.device)
+            self.cand_module = load_module(self.sample).to(self.device)
+            self.ref_inputs = self.fresh(req.seed)
+            self.cand_inputs = self.fresh(req.seed)
+            self.original = to_fx(load_module(self.sample).to(self.device))
+        except SampleError as exc:
+            raise Failed(Status.SAMPLE_ERROR, str(exc)) from exc
+        self.phase("setup")
+
+    def fresh(self, seed: int) -> list:
+        return materialize(self.sample, device=self.req.device, seed=seed)
+
+    def build(self) -> None:
+        """Load and apply the candidate; under the runtime guards for a pass."""
+        params, spec = self.params, self.spec
+        if params.runtime_checks and spec.kind == "pass":
+            self.rt = Runtime(self.device, watch_dynamo=params.call_path != "dynamo")
+            self.rt.snapshot()
+            loading = self.rt.probe()
+        try:
+            self.built = build_candidate(spec, self.cand_module, self.cand_inputs, params.call_path)
+        except NoMatchError as exc:
+            raise Failed(Status.NO_MATCH, str(exc)) from exc
+        except CandidateError as exc:
+            raise Failed(Status.COMPILE_ERROR, str(exc)) from exc
+        self.result.matches = self.built.matches
+        if self.built.note:
+            self.note(self.built.note)
+        if self.rt is not None:
+            rt = self.rt
+            rt.verify()
+            rt.after_load(loading)
+            self.check_rejected()
+            direct = params.call_path in ("direct", "cudagraph")
+            guarded = rt.guard_graph(self.built.fn, self.original) if direct else None
+            if guarded is None:
+                self.note(
+                    "runtime guard not applied on this call path (no replacement nodes to wrap)"
+                )
+            self.checker = checks.CandidateChecker(
+                rt, guarded or self.built.fn, self.ref_module.forward, self.device
+            )
+        self.phase("build")
+
+    # -- correctness and ghost -------------------------------------------------------------
+
+    def call_candidate(self, inputs: list) -> tuple[Any, list, set[int]]:
+        """(outputs, the inputs as they were before the call, indices of mutated inputs)."""
+        if self.checker is not None:
+            return self.checker.call(inputs)
+        pristine = checks.clone_tree(inputs)
+        out = self.built.fn(*inputs)
+        if self.device.type == "cuda":
+            torch.cuda.synchronize()
+        return out, pristine, set()
+
+    def correctness(self) -> None:
+        """Fresh inputs for every trial; secret seeds are drawn only now, so nothing the pass
+        saw earlier predicts them. Candidate first, reference second: a kernel that never
+        writes its output must not inherit the reference's freed memory."""
+        if self.rt is not None:
+            self.rt.phase = "correctness"
+        req = self.req
+        for k in range(2 + max(0, self.params.fresh_trials)):
+            seed = (req.seed, req.recheck_seed)[k] if k < 2 else secrets.randbits(31)
+            self.trial(k, self.cand_inputs if k == 0 else self.fresh(seed))
+        self.phase("correctness")
+
+    def trial(self, k: int, inputs: list) -> None:
+        """One correctness trial: run both sides, judge, compare, keep the outputs."""
+        where = "" if k == 0 else f" on fresh inputs (trial {k + 1})"
+        dynamo = self.params.call_path == "dynamo"
+        try:
+            with torch.no_grad():
+                out, pristine, mutated = self.call_candidate(inputs)
+        except Exception as exc:  # noqa: BLE001 - any failure of the candidate is classified
+            status = Status.COMPILE_ERROR if dynamo and k == 0 else Status.RUNTIME_ERROR
+            raise Failed(status, f"{short_error(exc)}{error_site(exc)}{where}") from exc
+        if k == 0 and dynamo:
+            self.result.matches = self.built.matches
+            if self.spec.kind == "pass" and sum(self.built.matches.values()) == 0:
+                raise Failed(Status.NO_MATCH, "no pass matched the Dynamo graph")
+        try:
+            r_inputs = checks.clone_tree(pristine)
+            with torch.no_grad():
+                ref_out = self.ref_module.forward(*r_inputs)
+        except Exception as exc:  # noqa: BLE001
+            raise Failed(Status.SAMPLE_ERROR, f"reference failed: {short_error(exc)}") from exc
+        ref_mut = checks.changed(pristine, r_inputs)
+        self.ref_mutates = self.ref_mutates or bool(ref_mut)
+        if self.checker is not None:
+            self.checker.judge(out, inputs, mutated, ref_out, r_inputs, ref_mut)
+        try:
+            comparison = compare_outputs(out, ref_out)
+        except StructureError as exc:
+            raise Failed(Status.RUNTIME_ERROR, f"{exc}{where}") from exc
+        trials, rt = self.trials, self.rt
+        if rt is not None and trials and checks.same(out, trials[-1].output):
+            if not checks.same(ref_out, trials[-1].reference):
+                rt.add("stale-output", f"trial {k + 1} returned the previous trial's outputs "
+                       "for new inputs (a cached result)")  # fmt: skip
+        trials.append(checks.Trial(checks.clone_tree(out), ref_out, comparison))
+        if len(trials) <= 2:  # flag a degenerate reference even if the candidate fails below
+            self.result.reference_flags = checks.reference_flags(
+                trials[0].reference, trials[-1].reference if k else None
+            )
+        self.check_rejected()
+        self.judge_trial(comparison, ref_out, where)
+
+    def judge_trial(self, comparison: Any, ref_out: Any, where: str) -> None:
+        """Fail a trial that is wrong, or no closer to the reference than all-zero outputs."""
+        result = self.result
+        if comparison.tightest_passing_t is None:
+            result.comparison = comparison
+            raise Failed(Status.INCORRECT, (comparison.detail or "outputs wrong") + where)
+        zero = checks.null_level(ref_out)
+        if zero is not None and zero > -10 and comparison.tightest_passing_t >= zero:
+            result.comparison = comparison
+            self.own.append(Finding(
+                check="null-kernel", phase="correctness", fatal=False,
+                detail=f"outputs pass only from t = {comparison.tightest_passing_t}, where "
+                f"all-zero outputs pass too (from t = {zero})"))  # fmt: skip
+            raise Failed(Status.INCORRECT, "no closer to the reference than all-zero outputs"
+                         + where)  # fmt: skip
+        result.comparison = worst(result.comparison, comparison)  # as correct as its worst
+
+    def ghost(self) -> None:
+        if self.checker is None or self.rt is None:
+            return
+        self.rt.phase = "ghost"
+        with torch.no_grad():
+            self.checker.ghost(self.fresh(self.req.seed), self.trials[0].output)
+        self.check_rejected()
+        self.phase("ghost")
