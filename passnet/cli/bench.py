@@ -187,7 +187,6 @@ def bench_cmd(
     from passnet.dataset.task import TaskError
     from passnet.evaluation.candidates import CALL_PATHS
     from passnet.runner.bench import BenchConfig, bench, check_rerun
-    from passnet.runner.pool import ExecutorError, LocalPool
     from passnet.runner.store import RETRY_STATUSES, StoreError
 
     if call_path not in CALL_PATHS:
@@ -232,20 +231,7 @@ def bench_cmd(
         rerun=rerun,
     )
     st = _open_store(store)  # an unusable store fails here, before any worker starts
-    try:
-        if executor == "ray":
-            from passnet.runner.ray_executor import RayExecutor
-
-            if prepare_ahead > 1:
-                _fail("--prepare-ahead is for the local executor (Ray schedules its own tasks).")
-            ex = RayExecutor(device, address)
-        else:
-            if address:
-                _fail("--address is for --executor ray.")
-            ex = LocalPool(device, jobs, prepare_ahead=prepare_ahead)
-    except ExecutorError as exc:
-        st.close()
-        _fail(str(exc))
+    ex = _executor(st, executor, device, jobs, prepare_ahead, address)
     progress, on_start, on_result, on_retry = _progress("measuring")
 
     def on_synth(task: str, r) -> None:  # noqa: ANN001 - passnet.synth.driver.SynthResult
@@ -270,33 +256,7 @@ def bench_cmd(
             _fail(f"store {store}: {exc} (results committed before this are kept)")
         finally:
             progress.stop()
-        again = f"{summary.rerun} set aside to re-measure, " if summary.rerun else ""
-        console.print(
-            f"run [bold]{summary.run_id}[/]: {summary.planned} items; "
-            f"{summary.skipped} already done, {again}{summary.cached} baselines from cache, "
-            f"{summary.measured} measured, {summary.retried} failed attempts retried, "
-            f"{summary.duplicates} duplicates; {summary.wall_seconds:.1f} s",
-            soft_wrap=True,
-        )
-        if phases := summary.phase_seconds:
-            total = sum(phases.values())
-            parts = ", ".join(f"{k} {v / total:.0%}" for k, v in phases.items())
-            console.print(f"[dim]worker time {total:.1f} s: {parts}[/]", soft_wrap=True)
-        if steal := summary.cpu_steal:
-            mean = sum(steal) / len(steal)
-            line = f"host CPU steal while evaluating: mean {mean:.1%}, max {max(steal):.1%}"
-            if mean > STEAL_WARN:
-                err.print(f"[yellow]{line}: a shared host was busy; compare these timings "
-                          "only with others of this run[/]", soft_wrap=True)  # fmt: skip
-            else:
-                console.print(f"[dim]{line}[/]", soft_wrap=True)
-        for e in summary.errors:
-            err.print(f"[red]harness error (not stored, rerun to retry):[/] {e}", soft_wrap=True)
-        counts = st.status_counts(summary.run_id)
-        if failed := {s: counts[s] for s in RETRY_STATUSES if counts.get(s)}:
-            what = ", ".join(f"{n} {s}" for s, n in failed.items())
-            err.print(f"[yellow]{what} in this run, final after retries: add --rerun-failed "
-                      "to the same command to measure them again[/]", soft_wrap=True)  # fmt: skip
+        _print_summary(summary, st)
         if summary.interrupted:
             err.print("[yellow]interrupted[/]: rerun the same command to continue.")
             raise typer.Exit(code=130)
@@ -307,6 +267,58 @@ def bench_cmd(
             console.print(f"[dim]passnet report {summary.run_id} --store {store}[/]")
     if summary.errors:
         raise typer.Exit(code=1)
+
+
+def _executor(st, executor: str, device: str, jobs, prepare_ahead: int, address):  # noqa: ANN001, ANN202
+    """The executor asked for; a user error closes the store and exits."""
+    from passnet.runner.pool import ExecutorError, LocalPool
+
+    try:
+        if executor == "ray":
+            from passnet.runner.ray_executor import RayExecutor
+
+            if prepare_ahead > 1:
+                _fail("--prepare-ahead is for the local executor (Ray schedules its own tasks).")
+            return RayExecutor(device, address)
+        if address:
+            _fail("--address is for --executor ray.")
+        return LocalPool(device, jobs, prepare_ahead=prepare_ahead)
+    except ExecutorError as exc:
+        st.close()
+        _fail(str(exc))
+
+
+def _print_summary(summary, st) -> None:  # noqa: ANN001 - BenchSummary, Store
+    """What the run did, where worker time went, host CPU steal, errors and what to rerun."""
+    from passnet.runner.store import RETRY_STATUSES
+
+    again = f"{summary.rerun} set aside to re-measure, " if summary.rerun else ""
+    console.print(
+        f"run [bold]{summary.run_id}[/]: {summary.planned} items; "
+        f"{summary.skipped} already done, {again}{summary.cached} baselines from cache, "
+        f"{summary.measured} measured, {summary.retried} failed attempts retried, "
+        f"{summary.duplicates} duplicates; {summary.wall_seconds:.1f} s",
+        soft_wrap=True,
+    )
+    if phases := summary.phase_seconds:
+        total = sum(phases.values())
+        parts = ", ".join(f"{k} {v / total:.0%}" for k, v in phases.items())
+        console.print(f"[dim]worker time {total:.1f} s: {parts}[/]", soft_wrap=True)
+    if steal := summary.cpu_steal:
+        mean = sum(steal) / len(steal)
+        line = f"host CPU steal while evaluating: mean {mean:.1%}, max {max(steal):.1%}"
+        if mean > STEAL_WARN:
+            err.print(f"[yellow]{line}: a shared host was busy; compare these timings "
+                      "only with others of this run[/]", soft_wrap=True)  # fmt: skip
+        else:
+            console.print(f"[dim]{line}[/]", soft_wrap=True)
+    for e in summary.errors:
+        err.print(f"[red]harness error (not stored, rerun to retry):[/] {e}", soft_wrap=True)
+    counts = st.status_counts(summary.run_id)
+    if failed := {s: counts[s] for s in RETRY_STATUSES if counts.get(s)}:
+        what = ", ".join(f"{n} {s}" for s, n in failed.items())
+        err.print(f"[yellow]{what} in this run, final after retries: add --rerun-failed "
+                  "to the same command to measure them again[/]", soft_wrap=True)  # fmt: skip
 
 
 def runs_cmd(
