@@ -37,3 +37,5 @@ PrepareAhead = Annotated[
         "times, so the next variants load, compile and check while one is timed",
     ),
 ]
+ScoreB = Annotated[float, typer.Option("--b", help="score of a failed subgraph (SPEC: 0.1)")]
+ScoreP = Annotated[float, typer.Option("--p", help="slowdown penalty exponent (SPEC: 0)")]
