@@ -29,6 +29,7 @@ from passnet.core.results import (
 )
 from passnet.dataset.task import Task, Variant, load_task
 from passnet.evaluation import device_lock
+from passnet.evaluation.candidates import kind_of
 from passnet.evaluation.request import WorkerRequest
 from passnet.evaluation.sandbox import default_memory_limit, run_worker, spare_workers
 from passnet.integrity.policy import PolicyError, check_pass_dir
@@ -108,7 +109,7 @@ def evaluate_variant(
     params = parameters or Parameters()
     if memory_limit == -1:
         memory_limit = default_memory_limit(device)
-    if candidate.kind == "pass" and params.policy:
+    if kind_of(candidate).runs_pass_code and params.policy:
         violations = check_pass_dir(candidate.pass_dir or "")
         if violations:
             return VariantResult(

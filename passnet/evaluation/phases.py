@@ -30,6 +30,7 @@ from passnet.evaluation.candidates import (
     CandidateError,
     NoMatchError,
     build_candidate,
+    kind_of,
 )
 from passnet.evaluation.device_lock import DeviceLock
 from passnet.evaluation.request import WorkerRequest
@@ -64,7 +65,8 @@ class VariantRun(TimingPhase):
         self.result = VariantResult(graph=req.graph, dtype=req.dtype, status=Status.OK)
         self.fraction = self.params.cuda_memory_fraction if device.type == "cuda" else None
         self.result.sandbox = Sandbox(**sandbox_facts(req, self.fraction))
-        if device.type == "cpu" and self.spec.kind == "pass":
+        self.kind = kind_of(self.spec)
+        if device.type == "cpu" and self.kind.runs_pass_code:
             self._interpreter_timing()
         self.rt: Runtime | None = None
         self.own: list[Finding] = []  # findings of the worker itself (policy, null kernel)
@@ -137,7 +139,7 @@ class VariantRun(TimingPhase):
     def setup(self) -> None:
         """Layer A (the static policy, before any pass code is imported), then the sample."""
         req, spec = self.req, self.spec
-        if spec.kind == "pass" and self.params.policy:
+        if self.kind.runs_pass_code and self.params.policy:
             try:
                 enforce(spec.pass_dir or "")
             except PolicyError as exc:
@@ -165,7 +167,7 @@ class VariantRun(TimingPhase):
     def build(self) -> None:
         """Load and apply the candidate; under the runtime guards for a pass."""
         params, spec = self.params, self.spec
-        if params.runtime_checks and spec.kind == "pass":
+        if params.runtime_checks and self.kind.runs_pass_code:
             self.rt = Runtime(self.device, watch_dynamo=params.call_path != "dynamo")
             self.rt.snapshot()
             loading = self.rt.probe()
@@ -230,7 +232,7 @@ class VariantRun(TimingPhase):
             raise Failed(status, f"{short_error(exc)}{error_site(exc)}{where}") from exc
         if k == 0 and dynamo:
             self.result.matches = self.built.matches
-            if self.spec.kind == "pass" and sum(self.built.matches.values()) == 0:
+            if self.kind.runs_pass_code and sum(self.built.matches.values()) == 0:
                 raise Failed(Status.NO_MATCH, "no pass matched the Dynamo graph")
         try:
             r_inputs = checks.clone_tree(pristine)

@@ -187,8 +187,10 @@ def _netns() -> str:
 
 def worker_role(request: WorkerRequest) -> str:
     """``eager`` or ``inductor`` (baselines: only harness code runs) or ``pass``."""
-    kind = request.candidate.kind
-    return kind if kind in ("eager", "inductor") else "pass"
+    from passnet.evaluation.candidates import KINDS
+
+    kind = KINDS.get(request.candidate.kind)
+    return request.candidate.kind if kind is not None and kind.baseline else "pass"
 
 
 def is_trusted(request: WorkerRequest) -> bool:

@@ -8,6 +8,7 @@ from pathlib import Path
 import passnet
 from passnet.core.results import CandidateSpec
 from passnet.dataset.suite import SuiteError, canonical_json, digest, folder_files
+from passnet.evaluation.candidates import kind_of
 
 
 def _files_digest(folder: Path) -> str:
@@ -38,4 +39,4 @@ def candidate_id(spec: CandidateSpec) -> tuple[str, str]:
 
 def is_baseline(spec: CandidateSpec) -> bool:
     """Baselines are measured once per (variant, device, versions, timing) and cached."""
-    return spec.kind in ("eager", "inductor")
+    return kind_of(spec).baseline
