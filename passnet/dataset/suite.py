@@ -17,7 +17,6 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-import passnet
 from passnet.dataset.task import GRAPH_LIST, Task, TaskError, Variant, load_task
 
 DEFAULT_SUITE = "examples/suite"
@@ -115,7 +114,7 @@ def resolve_suite_path(path: Path | str | None) -> Path:
     here = Path(DEFAULT_SUITE)
     if here.is_dir():
         return here.resolve()
-    return (Path(passnet.__file__).resolve().parents[1] / DEFAULT_SUITE).resolve()
+    return (Path(__file__).resolve().parents[2] / DEFAULT_SUITE).resolve()
 
 
 def _is_task_folder(folder: Path) -> bool:

@@ -38,7 +38,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-import passnet
 from passnet.core.results import STATUS_ERROR_CLASS, Finding, Status, VariantResult
 from passnet.evaluation import forkserver, lifetime
 from passnet.evaluation.worker import WorkerRequest
@@ -80,7 +79,7 @@ def worker_env(device: str, tmpdir: str, trusted: bool = False) -> dict[str, str
         env["TORCHINDUCTOR_CACHE_DIR"] = str(shared / "inductor")
         env["TRITON_CACHE_DIR"] = str(shared / "triton")
     env["PYTHONUNBUFFERED"] = "1"
-    root = str(Path(passnet.__file__).resolve().parents[1])
+    root = str(Path(__file__).resolve().parents[2])  # the folder that holds passnet/
     env["PYTHONPATH"] = os.pathsep.join(
         [root] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
     )

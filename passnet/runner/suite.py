@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import passnet
 from passnet.core.results import CandidateSpec
 from passnet.dataset.suite import SuiteError, canonical_json, digest, folder_files
 from passnet.evaluation.candidates import kind_of
@@ -19,7 +18,7 @@ def _files_digest(folder: Path) -> str:
 def synth_code_hash() -> str:
     """Hash of the synthesizer's source (passnet/synth): what ``synth`` produces depends on
     it, so a changed synthesizer is a new candidate (new run id, new synthesis cache)."""
-    return _files_digest(Path(passnet.__file__).resolve().parent / "synth")
+    return _files_digest(Path(__file__).resolve().parents[1] / "synth")
 
 
 def candidate_id(spec: CandidateSpec) -> tuple[str, str]:
