@@ -75,3 +75,13 @@ def test_subclass_output_is_rejected() -> None:
     ref = torch.ones(3)
     with pytest.raises(StructureError, match="plain"):
         compare_outputs(ref.as_subclass(Lazy), ref)
+
+
+def test_dict_outputs_compare_per_tensor_and_by_keys() -> None:
+    ref = {"a": torch.ones(3), "b": (torch.zeros(2), torch.arange(4))}
+    same = {"a": torch.ones(3), "b": (torch.zeros(2), torch.arange(4))}
+    assert compare_outputs(same, ref).tightest_passing_t == -10
+    off = {"a": torch.ones(3) * 10, "b": (torch.zeros(2), torch.arange(4))}
+    assert compare_outputs(off, ref).tightest_passing_t is None
+    with pytest.raises(StructureError, match="keys"):
+        compare_outputs({"x": torch.ones(3), "b": ref["b"]}, ref)

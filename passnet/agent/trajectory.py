@@ -20,6 +20,7 @@ from pydantic import BaseModel, Field, ValidationError, computed_field
 
 from passnet.agent.llm import GenerateConfig, Usage
 from passnet.core.results import Parameters, Status, TaskResult
+from passnet.dataset.suite import ignored
 from passnet.scores.metrics import rank_key
 
 SCHEMA_VERSION = 1
@@ -147,29 +148,25 @@ def strip_samples(result: TaskResult) -> TaskResult:
     return TaskResult.model_validate(data)
 
 
-def _skip(rel: Path) -> bool:
-    return any(p == "__pycache__" for p in rel.parts) or rel.suffix == ".pyc"
-
-
 def folder_files(folder: Path) -> dict[str, str]:
-    """Text of every file below ``folder`` (bytecode caches skipped), by relative path."""
+    """Text of every file below ``folder`` (caches and hidden files skipped), by relative path."""
     out: dict[str, str] = {}
     if not folder.is_dir():
         return out
     for path in sorted(folder.rglob("*")):
         rel = path.relative_to(folder)
-        if path.is_file() and not path.is_symlink() and not _skip(rel):
+        if path.is_file() and not path.is_symlink() and not ignored(rel):
             out[rel.as_posix()] = path.read_bytes().decode("utf-8", errors="replace")
     return out
 
 
 def folder_hash(folder: Path) -> str:
-    """Content hash of a pass folder: file names and bytes, bytecode caches skipped."""
+    """Content hash of a pass folder: file names and bytes (caches and hidden files skipped)."""
     h = hashlib.sha256()
     if folder.is_dir():
         for path in sorted(folder.rglob("*")):
             rel = path.relative_to(folder)
-            if path.is_file() and not path.is_symlink() and not _skip(rel):
+            if path.is_file() and not path.is_symlink() and not ignored(rel):
                 h.update(rel.as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     return h.hexdigest()
 

@@ -56,15 +56,19 @@ def variant_content_hash(variant: Variant) -> str:
     return digest(*parts, variant.dtype, n=24)
 
 
+def ignored(rel: Path) -> bool:
+    """Files of a pass folder that are not part of it: bytecode caches and hidden files. The
+    one rule for hashing, shipping and recording pass folders."""
+    return rel.suffix == ".pyc" or any(p == "__pycache__" or p.startswith(".") for p in rel.parts)
+
+
 def folder_files(folder: Path) -> dict[str, bytes]:
-    """Every file under ``folder`` (no caches), relative path -> bytes, size-limited."""
+    """Every file under ``folder`` (see ``ignored``), relative path -> bytes, size-limited."""
     out: dict[str, bytes] = {}
     total = 0
     for f in sorted(folder.rglob("*")):
         rel = f.relative_to(folder)
-        if not f.is_file() or any(p == "__pycache__" or p.startswith(".") for p in rel.parts):
-            continue
-        if f.suffix == ".pyc":
+        if not f.is_file() or ignored(rel):
             continue
         data = f.read_bytes()
         total += len(data)

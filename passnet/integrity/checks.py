@@ -20,18 +20,11 @@ from typing import Any
 import torch
 
 from passnet.core.results import Comparison
+from passnet.core.trees import leaves  # noqa: F401 - checks.leaves is part of this module's API
 from passnet.integrity.runtime import Runtime, storage_key
 from passnet.scores.compare import compare_outputs
 
 KEEP_OUTPUTS = 8  # earlier outputs held alive, so a reused storage cannot be a coincidence
-
-
-def leaves(obj: Any) -> list[Any]:
-    if isinstance(obj, (tuple, list)):
-        return [x for item in obj for x in leaves(item)]
-    if isinstance(obj, dict):
-        return [x for item in obj.values() for x in leaves(item)]
-    return [obj]
 
 
 def clone_tree(obj: Any) -> Any:

@@ -15,6 +15,7 @@ import torch
 
 from passnet.core.results import Comparison
 from passnet.core.tolerance import T_LEVELS, tolerance
+from passnet.core.trees import dict_keys, leaves
 
 
 @dataclass
@@ -25,12 +26,6 @@ class StructureError(Exception):
 
     def __str__(self) -> str:
         return self.reason
-
-
-def _flatten(out: Any) -> list[Any]:
-    if isinstance(out, (tuple, list)):
-        return [leaf for item in out for leaf in _flatten(item)]
-    return [out]
 
 
 def _check_structure(index: int, cand: Any, ref: Any) -> None:
@@ -92,7 +87,11 @@ def _diffs(pairs: Sequence[tuple[Any, Any]]) -> tuple[float | None, float | None
 
 def compare_outputs(candidate: Any, reference: Any) -> Comparison:
     """Sweep the tolerance levels; raises StructureError for runtime-class mismatches."""
-    cands, refs = _flatten(candidate), _flatten(reference)
+    if dict_keys(candidate) != dict_keys(reference):
+        raise StructureError(
+            f"output keys {dict_keys(candidate)} != reference's {dict_keys(reference)}"
+        )
+    cands, refs = leaves(candidate), leaves(reference)
     if len(cands) != len(refs):
         raise StructureError(f"{len(cands)} outputs != reference's {len(refs)}")
     pairs = list(zip(cands, refs, strict=True))
