@@ -2,7 +2,7 @@
 # Everything that needs the GPU machine, in one call: GPU tests, call-path overheads, and the
 # bundled example under eager, Inductor and the bundled pass (direct and Dynamo call paths), and
 # the bundled suite (or one rebuilt here: SUITE_REBUILD=1). EXAMPLE_BENCH=0, GPU_TESTS=0 and
-# SUITE_BENCH=0 skip a part.
+# SUITE_BENCH=0 skip a part; THROUGHPUT=1 adds the evaluator-throughput comparison.
 # Expects the wheels of packages missing there in .whl/ (see docs/benchmarks.md); writes to $OUT.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -25,6 +25,22 @@ if [ "${EXAMPLE_BENCH:-1}" = 1 ]; then
   run --pass-dir "$PASS" --call-path dynamo --json "$OUT/pass_dynamo.json" 2>&1 | tail -6
   run --compiler inductor --json "$OUT/inductor.json" 2>&1 | tail -6
   run --compiler eager --json "$OUT/eager.json" 2>&1 | tail -6
+fi
+# THROUGHPUT=1: issue 14's measurements on the example task, side by side in this call: wall
+# time of one evaluation with one worker per GPU vs PREPARE_AHEAD workers (compile ahead, time one
+# at a time), and with adaptive trials; each twice, so the AS of repeated runs can be compared.
+if [ "${THROUGHPUT:-0}" = 1 ]; then
+  for rep in 1 2; do
+    for mode in "--prepare-ahead 1" "--prepare-ahead ${PREPARE_AHEAD:-3}" \
+        "--prepare-ahead ${PREPARE_AHEAD:-3} --trials 20 --ci-target 0.02 --max-trials 200"; do
+      tag=$(echo "$mode" | tr -c 'a-z0-9' '_')
+      TIMEFORMAT="run $rep, $mode: %R s wall"
+      # shellcheck disable=SC2086
+      time (python3 -m passnet.cli eval "$TASK" --device cuda --pass-dir "$PASS" $mode \
+        --json "$OUT/tp_${rep}_${tag}.json" 2>&1 | tail -3)
+    done
+  done 2>&1 | tee "$OUT/throughput.txt"
+  tar czf "$OUT/throughput.tgz" "$OUT"/tp_*.json && rm -f "$OUT"/tp_*.json
 fi
 if [ "${GPU_TESTS:-1}" = 1 ]; then
   # Only the modules that hold GPU tests: others import clients (openai) the machine lacks.
