@@ -178,6 +178,21 @@ def test_layout_errors(tmp_path: Path) -> None:
     assert [v.rule for v in check_pass_dir(root)] == ["layout"]
 
 
+def test_driver_policy_verdict_is_cached_by_folder_content(tmp_path: Path) -> None:
+    """The driver checks a folder once per content (a suite's variants share the verdict);
+    an edit is a new content, so a fixed or newly broken folder is judged again."""
+    from passnet.evaluation.evaluator import _policy
+
+    root = _copy("elementwise", tmp_path)
+    assert _policy(str(root)) == ()
+    rule = next(root.glob("SiluMul.py"))
+    clean = rule.read_text()
+    rule.write_text(clean + "\nimport os\nFLAG = os.environ.get('X')\n")
+    assert [v.rule for v in _policy(str(root))] == ["env"]
+    rule.write_text(clean)
+    assert _policy(str(root)) == ()
+
+
 def test_syntax_error_and_violation_format() -> None:
     (bad,) = check_source("def pattern(x:\n", "Broken.py")
     assert (bad.rule, bad.file, bad.line) == ("syntax", "Broken.py", 1)

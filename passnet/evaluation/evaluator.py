@@ -8,6 +8,7 @@ See ``docs/integrity.md``.
 
 from __future__ import annotations
 
+import functools
 import platform
 import secrets
 import subprocess
@@ -27,6 +28,7 @@ from passnet.core.results import (
     VariantResult,
     default_parameters,
 )
+from passnet.dataset.suite import SuiteError, digest, folder_files
 from passnet.dataset.task import Task, Variant, load_task
 from passnet.evaluation import device_lock
 from passnet.evaluation.candidates import kind_of
@@ -93,6 +95,23 @@ def environment(device: str) -> Environment:
     )
 
 
+def _policy(pass_dir: str) -> tuple:
+    """The static policy's verdict on a pass folder, computed once per folder content in this
+    process (a task's variants and a suite's items share it); the worker enforces it again."""
+    folder = Path(pass_dir)
+    try:
+        files = folder_files(folder) if folder.is_dir() else {}
+    except SuiteError:  # too large to hash: no cache, the policy still runs
+        return tuple(check_pass_dir(pass_dir))
+    content = digest(*[x for rel, data in files.items() for x in (rel, data)])
+    return _policy_of(pass_dir, content)
+
+
+@functools.lru_cache(maxsize=128)
+def _policy_of(pass_dir: str, content: str) -> tuple:
+    return tuple(check_pass_dir(pass_dir))
+
+
 def evaluate_variant(
     variant: Variant,
     candidate: CandidateSpec,
@@ -110,14 +129,14 @@ def evaluate_variant(
     if memory_limit == -1:
         memory_limit = default_memory_limit(device)
     if kind_of(candidate).runs_pass_code and params.policy:
-        violations = check_pass_dir(candidate.pass_dir or "")
+        violations = _policy(candidate.pass_dir or "")
         if violations:
             return VariantResult(
                 graph=variant.graph,
                 dtype=variant.dtype,
                 status=Status.REJECTED,
                 error_class=STATUS_ERROR_CLASS[Status.REJECTED],
-                error=str(PolicyError(violations)),
+                error=str(PolicyError(list(violations))),
                 integrity=[
                     Finding(check=f"policy:{v.rule}", detail=str(v), phase="policy")
                     for v in violations
