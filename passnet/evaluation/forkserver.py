@@ -115,7 +115,6 @@ class Zygote:
                         args, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                         cwd="/", env={**env, "TMPDIR": self.tmpdir},
                         pass_fds=(theirs.fileno(),), start_new_session=True,
-                        preexec_fn=_no_core,
                     ))  # fmt: skip
                 self.sock.settimeout(READY_S)
                 ready = self.sock.recv(16)
@@ -159,10 +158,6 @@ class Zygote:
             proc.kill()
             proc.wait()
         shutil.rmtree(self.tmpdir, ignore_errors=True)
-
-
-def _no_core() -> None:
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
 _Kind = tuple[str, str, str]  # (device kind, role, fingerprint of the environment)

@@ -140,14 +140,16 @@ def _isolate_network() -> None:
             pass
 
 
-def _sandbox_child(
+def apply_limits(
     limit_bytes: int | None,
     device: str,
     isolate_network: bool,
     cpus: frozenset[int] | None = None,
 ) -> Callable[[], None]:
-    """What the forked worker applies to itself before exec. ``cpus``: the affinity of the
-    thread that asked for it (workers are forked from ``lifetime.in_spawner_thread``)."""
+    """What a worker applies to itself, first thing, while it is still single-threaded: a
+    child of a zygote right after the fork, a worker started on its own at the top of its
+    ``main`` (no ``preexec_fn``, which Python documents as unsafe with threads). ``cpus``: the
+    affinity of the driver thread that asked for the worker."""
     kind = resource.RLIMIT_AS if device.startswith("cpu") else resource.RLIMIT_DATA
 
     def apply() -> None:
@@ -274,6 +276,9 @@ def _spawn(key: _Key) -> _Worker:
     # 5.5 s a first compile takes on CPU); pass workers never do, so their integrity
     # snapshot sees torch as a pass would find it.
     argv = ["--preload-inductor"] if role == "inductor" else []
+    argv += ["--device", device, "--memory-limit", str(memory_limit or 0)]
+    argv += ["--isolate-network"] if isolate_network else []
+    argv += ["--cpus", ",".join(map(str, sorted(cpus)))] if cpus else []
     tmpdir = tempfile.mkdtemp(prefix="passnet-worker-")
     if trusted:
         share_compile_tmp(tmpdir)
@@ -291,7 +296,6 @@ def _spawn(key: _Key) -> _Worker:
                 env=worker_env(device, tmpdir, trusted=trusted),
                 pass_fds=(write_fd,),
                 start_new_session=True,
-                preexec_fn=_sandbox_child(memory_limit, device, isolate_network, cpus),
             ))  # fmt: skip
     except BaseException:
         os.close(read_fd)

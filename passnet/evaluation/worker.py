@@ -63,7 +63,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--result-fd", type=int, required=True)
     parser.add_argument("--preload-inductor", action="store_true")
     parser.add_argument("--parent-pid", type=int, default=None)
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--memory-limit", type=int, default=0)
+    parser.add_argument("--isolate-network", action="store_true")
+    parser.add_argument("--cpus", default="")
     args = parser.parse_args(argv)
+    # Limits first, while this process is single-threaded (unsharing the network needs that).
+    from passnet.evaluation.sandbox import apply_limits
+
+    cpus = frozenset(int(c) for c in args.cpus.split(",") if c) or None
+    apply_limits(args.memory_limit or None, args.device, args.isolate_network, cpus)()
     # Before anything slow: die with the driver, and a guardian that outlives our GIL.
     from passnet.evaluation.lifetime import Guardian, set_name
 

@@ -9,7 +9,7 @@ image and costs its own work only, not an interpreter start and torch's import (
 
 The forked child becomes the worker of today (``worker.serve``): its own session, stdin, log
 and result channel from the descriptors the driver sent (SCM_RIGHTS), a private TMPDIR as cwd,
-its own limits (``sandbox._sandbox_child``), its guardian and parent-death signal
+its own limits (``sandbox.apply_limits``), its guardian and parent-death signal
 (``lifetime``). The zygote reaps each worker and reports its exit status and resource usage
 through the worker's status pipe, which only the zygote and the driver hold.
 
@@ -23,6 +23,7 @@ import argparse
 import gc
 import json
 import os
+import resource
 import select
 import shutil
 import signal
@@ -33,7 +34,7 @@ import traceback
 from typing import Any, NoReturn
 
 from passnet.evaluation.lifetime import Guardian, die_with_parent, set_dumpable, set_name
-from passnet.evaluation.sandbox import _sandbox_child
+from passnet.evaluation.sandbox import apply_limits
 from passnet.evaluation.worker import preload, serve
 
 
@@ -122,7 +123,7 @@ def _become_worker(
         if "numpy" in sys.modules:  # numpy's global generator is not reseeded by a fork
             sys.modules["numpy"].random.seed()
         cpus = frozenset(spec["cpus"]) if spec.get("cpus") else None
-        _sandbox_child(spec["memory_limit"], spec["device"], spec["isolate_network"], cpus)()
+        apply_limits(spec["memory_limit"], spec["device"], spec["isolate_network"], cpus)()
         serve(channel, Guardian(spec["zygote"], driver=spec["driver"]))
     except BaseException:  # noqa: BLE001 - never return into the zygote's loop
         traceback.print_exc()
@@ -201,6 +202,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--parent-pid", type=int, required=True)
     parser.add_argument("--preload-inductor", action="store_true")
     args = parser.parse_args(argv)
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # no core files of the image, ever
     set_name("passnet-zygote")
     set_dumpable(False)  # no ptrace, no /proc/PID/mem for a same-user pass: nothing to plant
     die_with_parent(args.parent_pid)
