@@ -239,8 +239,7 @@ before and after. Correctness trials and the ghost check are not reduced."""
 CPU_TIMING = {"warmup": 10, "trials": 40}
 """Timing defaults on CPU (a pass there gets ``INTERPRETER_TIMING`` instead). Fewer calls than
 SPEC's GPU 25/100, but enough that a compiled CPU graph is past its slow first calls (thread-pool
-start, Inductor's compile workers settling: 2 warmups and 10 trials once timed such a graph at
-8 ms for its first rounds and 17 us after)."""
+start, Inductor's compile workers settling; docs/runner.md, "Measured")."""
 
 
 def default_parameters(device: str, **overrides: object) -> Parameters:

@@ -272,8 +272,8 @@ def spares_enabled() -> bool:
 def _spawn(key: _Key) -> _Worker:
     device, role, memory_limit, isolate_network, cpus = key
     trusted = role != "pass"
-    # An Inductor baseline's worker imports Inductor before its request (2.7-3.5 s of the
-    # 5.5 s a first compile takes on CPU); pass workers never do, so their integrity
+    # An Inductor baseline's worker imports Inductor before its request (most of a first
+    # compile's time on CPU, docs/runner.md); pass workers never do, so their integrity
     # snapshot sees torch as a pass would find it.
     argv = ["--preload-inductor"] if role == "inductor" else []
     argv += ["--device", device, "--memory-limit", str(memory_limit or 0)]

@@ -232,9 +232,9 @@ class TimingPhase:
                 result.reference.wall.median_us - ref_ev.median_us
             )
             if self.rt is not None and gap > max(50.0, 0.5 * result.candidate.wall.median_us):
-                # A warning, not a verdict: on the H200 a legit multi-output pass showed a
-                # 212 us gap once. The device-busy check after each checked call is the fatal
-                # defence.
+                # A warning, not a verdict: a legit multi-output pass showed such a gap on the
+                # H200 (docs/integrity.md). The device-busy check after each checked call is the
+                # fatal defence.
                 self.rt.add(
                     "side-stream-gap",
                     f"end-to-end time exceeds event time by {gap:.0f} us more than the "
