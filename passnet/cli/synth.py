@@ -18,6 +18,10 @@ def synth_cmd(
         bool, typer.Option("--verify/--no-verify", help="evaluate each pass and keep it only if "
                            "correct on every variant (and faster than eager on CUDA)")
     ] = True,
+    tune: Annotated[
+        bool, typer.Option("--tune/--no-tune", help="on a GPU, choose each pass's block sizes "
+                           "and warps on the device before verifying (docs/synth.md)")
+    ] = True,
     warmup: Annotated[int | None, typer.Option(help="untimed calls per side")] = None,
     trials: Annotated[int | None, typer.Option(help="timed calls per side")] = None,
     timeout: Annotated[float, typer.Option(help="wall-clock limit per variant, seconds")] = 600.0,
@@ -54,7 +58,9 @@ def synth_cmd(
     summary = []
     for i, path in enumerate(tasks, 1):
         with console.status(f"[{i}/{len(tasks)}] {path.name} ..."):
-            r = synthesize_task(path, out, device=device, verify=verify, parameters=params)
+            r = synthesize_task(
+                path, out, device=device, verify=verify, parameters=params, tune=tune
+            )
         ver = r.verification or {}
         ts = [v["tightest_t"] for v in ver.get("variants", []) if v["tightest_t"] is not None]
         speed = ver.get("gmean_speedup")

@@ -21,7 +21,7 @@ from typing import Any
 
 from passnet.core.results import CandidateSpec, Parameters, Status, TaskResult
 from passnet.dataset.task import GRAPH_LIST, Task, load_task
-from passnet.synth.emit import module_source
+from passnet.synth.emit import Tuning, module_source
 from passnet.synth.graph import Group, analyse, select, trace_variant
 from passnet.synth.shapes import Unfusable
 
@@ -54,6 +54,7 @@ class SynthResult:
     rules: list[dict[str, Any]] = field(default_factory=list)
     verification: dict[str, Any] | None = None
     trajectory: str | None = None  # trajectory.json's path, or why it could not be written
+    tuning: dict[str, Any] | None = None  # the launch-shape search on the device (synth.tune)
     seconds: float = 0.0
 
     def to_json(self) -> str:
@@ -74,7 +75,9 @@ def _ident(name: str) -> str:
     return text if text[0].isalpha() else f"t_{text}"
 
 
-def _rules(task: Task, groups: list[Group]) -> list[tuple[str, str, list[Group]]]:
+def _rules(
+    task: Task, groups: list[Group], tuning: Tuning | None = None
+) -> list[tuple[str, str, list[Group]]]:
     """(stem, module source, groups) per distinct pattern, the largest pattern first."""
     by_source: dict[str, list[Group]] = {}
     for g in groups:
@@ -85,7 +88,7 @@ def _rules(task: Task, groups: list[Group]) -> list[tuple[str, str, list[Group]]
         kernel = analyse(gs)
         stem = f"synth_{_ident(task.name)}_{k}"
         out.append((stem, module_source(task.name, stem, kernel, gs[0].source,
-                                        len(gs[0].inputs)), gs))  # fmt: skip
+                                        len(gs[0].inputs), tuning), gs))  # fmt: skip
     return out
 
 
@@ -122,10 +125,11 @@ def _verdict(summary: dict[str, Any], device: str) -> str | None:
 
 def synthesize_task(task_path: str | Path, out: str | Path, *, device: str = "cpu",
                     verify: bool = True, parameters: Parameters | None = None,
-                    folder_name: str | None = None) -> SynthResult:  # fmt: skip
+                    folder_name: str | None = None, tune: bool = True) -> SynthResult:  # fmt: skip
     """Write ``out/<task>/pass/`` (or ``rejected_pass/``), ``out/<task>/synth.json`` and, when
     a written pass was verified, ``out/<task>/trajectory.json`` (the agent's record format).
-    ``folder_name`` replaces ``<task>`` (the bench cache keys folders by content)."""
+    ``folder_name`` replaces ``<task>`` (the bench cache keys folders by content). ``tune``: on
+    a GPU, choose the launch shape on the device first (``passnet.synth.tune``)."""
     t0 = time.perf_counter()
     task = load_task(task_path)
     folder = Path(out) / (folder_name or task.path.name)
@@ -138,7 +142,7 @@ def synthesize_task(task_path: str | Path, out: str | Path, *, device: str = "cp
     folder.mkdir(parents=True, exist_ok=True)
     result = SynthResult(task=str(task.path), name=task.name, status="skipped")
     try:
-        _synthesize(task, folder, result, device, verify, parameters)
+        _synthesize(task, folder, result, device, verify, parameters, tune)
     except Unfusable as exc:
         result.reason = str(exc)
     except Exception as exc:  # noqa: BLE001 - a task the synthesizer trips on is a skip
@@ -149,7 +153,7 @@ def synthesize_task(task_path: str | Path, out: str | Path, *, device: str = "cp
 
 
 def _synthesize(task: Task, folder: Path, result: SynthResult, device: str, verify: bool,
-                parameters: Parameters | None) -> None:  # fmt: skip
+                parameters: Parameters | None, tune: bool) -> None:  # fmt: skip
     from passnet.integrity.policy import check_pass_dir
 
     groups = []
@@ -159,7 +163,14 @@ def _synthesize(task: Task, folder: Path, result: SynthResult, device: str, veri
             result.reason = group if not groups else f"{variant.graph}: {group}"
             return
         groups.append(group)
-    rules = _rules(task, groups)
+    tuning = None
+    if tune and verify and device.startswith("cuda"):
+        from passnet.synth.tune import tune as search
+
+        tuning, result.tuning = search(
+            task, lambda cfg: [r[:2] for r in _rules(task, groups, cfg)], device, strict_t=STRICT_T
+        )
+    rules = _rules(task, groups, tuning)
     pass_dir = folder / "pass"
     pass_dir.mkdir()
     for stem, source, _ in rules:

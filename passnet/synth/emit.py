@@ -9,6 +9,7 @@ programs under Triton's interpreter (CPU) and BLOCK_M x BLOCK_N = 4096 tiles on 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from passnet.synth.kernel import Kernel
 from passnet.synth.shapes import atom, prod
@@ -117,7 +118,19 @@ def _hoist_max(lines: list[str], start: int) -> list[str]:
     return lines[:start] + [f"    {v} = {k}" for k, v in names.items()] + body
 
 
-def _grid_lines(fname: str, k: Kernel) -> list[str]:
+@dataclass(frozen=True)
+class Tuning:
+    """A launch shape chosen on the device (``passnet.synth.tune``): elements per program of a
+    flat phase, the BLOCK_M x BLOCK_N budget and row cap of a row phase, and warps. A tuned
+    module uses it on every device; an untuned one picks per device at run time."""
+
+    flat_block: int = 1024
+    row_tile: int = 4096
+    max_rows: int = 64
+    num_warps: int = 4
+
+
+def _grid_lines(fname: str, k: Kernel, tuning: Tuning | None = None) -> list[str]:
     """Per phase: its size, block sizes and program count ``g<i>``."""
     lines = []
     multi = len(k.phases) > 1
@@ -126,8 +139,11 @@ def _grid_lines(fname: str, k: Kernel) -> list[str]:
         dom = ph.domain
         if ph.mode == "flat":
             lines.append(f"    numel{sfx} = {prod(dom, k.shapes.n).expr}")
-            lines.append(f"    BLOCK{sfx} = 1024 if in0.is_cuda else min({_pow2(f'numel{sfx}')}, "
-                         "65536)")
+            if tuning is not None:
+                lines.append(f"    BLOCK{sfx} = {tuning.flat_block}")
+            else:
+                lines.append(f"    BLOCK{sfx} = 1024 if in0.is_cuda else "
+                             f"min({_pow2(f'numel{sfx}')}, 65536)")  # fmt: skip
             lines.append(f"    g{i} = (numel{sfx} + BLOCK{sfx} - 1) // BLOCK{sfx}")
             continue
         n = dom[-1]
@@ -138,6 +154,11 @@ def _grid_lines(fname: str, k: Kernel) -> list[str]:
             lines.append(f"    BLOCK_N{sfx} = {_pow2(atom(n.expr))}")
             lines.append(f"    if BLOCK_N{sfx} > 32768:")
             lines.append(f'        raise ValueError("{fname}: rows longer than 32768 elements")')
+        if tuning is not None:
+            lines.append(f"    BLOCK_M{sfx} = max(1, min({tuning.max_rows}, "
+                         f"{tuning.row_tile} // BLOCK_N{sfx}))")  # fmt: skip
+            lines.append(f"    g{i} = (n_rows{sfx} + BLOCK_M{sfx} - 1) // BLOCK_M{sfx}")
+            continue
         lines.append("    if in0.is_cuda:")
         lines.append(f"        BLOCK_M{sfx} = max(1, min(64, 4096 // BLOCK_N{sfx}))")
         lines.append("    else:")
@@ -147,7 +168,9 @@ def _grid_lines(fname: str, k: Kernel) -> list[str]:
     return lines
 
 
-def _wrapper_source(fname: str, kname: str, k: Kernel, n_inputs: int, args: list[str]) -> str:
+def _wrapper_source(
+    fname: str, kname: str, k: Kernel, n_inputs: int, args: list[str], tuning: Tuning | None
+) -> str:
     shapes = k.shapes
     inputs = [f"in{j}" for j in range(n_inputs)]
     lines = [f"@torch.fx.wrap\ndef {fname}({', '.join(inputs)}):"]
@@ -170,17 +193,21 @@ def _wrapper_source(fname: str, kname: str, k: Kernel, n_inputs: int, args: list
         else:
             lines.append(f"    y{i} = torch.empty({dims}, dtype={dtype}, device=in0.device)")
         outs.append(f"y{i}")
-    lines += _grid_lines(fname, k)
+    lines += _grid_lines(fname, k, tuning)
     grid = " + ".join(f"g{i}" for i in range(len(k.phases)))
     lines.append(f"    if {grid} > 0:")
     lines.append(f"        {kname}[({grid},)](")
     lines += [f"            {a}," for a in args]
+    if tuning is not None:
+        lines.append(f"            num_warps={tuning.num_warps},")
     lines.append("        )")
     lines.append(f"    return {outs[0] if len(outs) == 1 else _tuple(outs)}")
     return "\n".join(_hoist_max(lines, after_ranks)) + "\n"
 
 
-def module_source(task: str, fname: str, k: Kernel, pattern: str, n_inputs: int) -> str:
+def module_source(
+    task: str, fname: str, k: Kernel, pattern: str, n_inputs: int, tuning: Tuning | None = None
+) -> str:
     """The whole rule module for pattern source ``pattern`` lowered to kernel ``k``."""
     kname = f"_{fname}_kernel"
     chain = " -> ".join(dict.fromkeys(k.ops))
@@ -194,6 +221,6 @@ def module_source(task: str, fname: str, k: Kernel, pattern: str, n_inputs: int)
     out += f"def replacement_args({params}):\n    return {_tuple([f'in{j}' for j in range(n_inputs)])}\n\n\n"
     kernel, args = _kernel_source(kname, k)
     out += kernel + "\n\n"
-    out += _wrapper_source(fname, kname, k, n_inputs, args) + "\n\n"
+    out += _wrapper_source(fname, kname, k, n_inputs, args, tuning) + "\n\n"
     out += f"def replacement_func():\n    return {fname}\n"
     return out

@@ -1,0 +1,135 @@
+"""Choose a synthesised pass's launch shape on the device, at synth time.
+
+Each candidate ``Tuning`` is emitted as its own pass folder, applied to every variant's graph
+in this process (the synthesizer's own code: no sandbox needed) and checked against eager at
+the keep level; the correct ones are timed side by side, interleaved, per variant
+(``passnet.evaluation.timing.measure``), and the one with the smallest geometric mean of
+per-variant median times wins. The chosen pass is then verified like any other, in
+sandboxed workers. Under Triton's interpreter (CPU) timings mean nothing: nothing is tuned.
+"""
+
+from __future__ import annotations
+
+import math
+import tempfile
+from collections.abc import Callable
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from passnet.dataset.task import Task
+from passnet.synth.emit import Tuning
+
+CONFIGS: tuple[Tuning, ...] = (
+    Tuning(),  # the untuned GPU shape: 1024-element programs, 4096-element row tiles
+    Tuning(flat_block=256, row_tile=1024, max_rows=16, num_warps=2),
+    Tuning(flat_block=512, row_tile=2048, max_rows=32, num_warps=4),
+    Tuning(flat_block=2048, row_tile=8192, max_rows=64, num_warps=8),
+    Tuning(flat_block=4096, row_tile=16384, max_rows=128, num_warps=8),
+    Tuning(flat_block=1024, row_tile=2048, max_rows=8, num_warps=2),
+    Tuning(flat_block=1024, row_tile=4096, max_rows=4, num_warps=1),
+)
+"""Launch shapes tried, from few warps on small tiles to many on large ones."""
+
+Emit = Callable[[Tuning], list[tuple[str, str]]]
+"""A tuning -> the pass folder's (rule stem, module source) pairs."""
+
+
+def _write(folder: Path, rules: list[tuple[str, str]]) -> None:
+    import json
+
+    folder.mkdir(parents=True)
+    for stem, source in rules:
+        (folder / f"{stem}.py").write_text(source, encoding="utf-8")
+    (folder / "sorted_output_pass_rule_names.json").write_text(json.dumps([s for s, _ in rules]))
+
+
+def _variant_sides(task: Task, emitted: dict[int, Path], device: torch.device, strict_t: int):
+    """Per variant: (inputs, {config index: rewritten forward}) for the configs that are
+    correct on it at ``strict_t``; a config that fails anywhere is dropped everywhere."""
+    from passnet.graph.sample import load_module, load_sample, materialize
+    from passnet.passes.loader import load_pass_dir
+    from passnet.passes.matcher import apply_passes, to_fx
+    from passnet.scores.compare import compare_outputs
+
+    passes = {i: load_pass_dir(folder) for i, folder in emitted.items()}
+    failed: dict[int, str] = {}
+    per_variant = []
+    for variant in task.variants:
+        sample = load_sample(variant.path)
+        module = load_module(sample).to(device)
+        inputs = materialize(sample, device=str(device), seed=0)
+        with torch.no_grad():
+            ref = module(*inputs)
+        fns = {}
+        for i, ps in passes.items():
+            if i in failed:
+                continue
+            gm = to_fx(load_module(sample).to(device))
+            try:
+                if apply_passes(gm, ps).total == 0:
+                    raise ValueError("no match")
+                with torch.no_grad():
+                    out = gm(*inputs)
+                t = compare_outputs(out, ref).tightest_passing_t
+                if t is None or t > strict_t:
+                    raise ValueError(f"passes only at t = {t}")
+            except Exception as exc:  # noqa: BLE001 - a shape that breaks is not a candidate
+                failed[i] = f"{variant.graph}: {type(exc).__name__}: {exc}"[:300]
+                continue
+            fns[i] = gm.forward
+        per_variant.append((inputs, fns))
+    return per_variant, failed
+
+
+def tune(
+    task: Task,
+    emit: Emit,
+    device: str,
+    *,
+    strict_t: int,
+    configs: tuple[Tuning, ...] = CONFIGS,
+    measure: Callable[..., dict] | None = None,
+) -> tuple[Tuning, dict[str, Any]]:
+    """The fastest correct tuning of ``emit``'s pass on every variant of ``task``, and the
+    record of the search (each config's geometric-mean median time, or why it was dropped).
+    ``measure`` defaults to the harness's interleaved timing."""
+    if measure is None:
+        from passnet.evaluation.timing import measure
+    dev = torch.device(device)
+    with tempfile.TemporaryDirectory(prefix="passnet-tune-") as tmp:
+        emitted = {}
+        for i, cfg in enumerate(configs):
+            emitted[i] = Path(tmp) / f"c{i}"
+            _write(emitted[i], emit(cfg))
+        per_variant, failed = _variant_sides(task, emitted, dev, strict_t)
+        alive = [i for i in range(len(configs)) if i not in failed]
+        logs: dict[int, float] = dict.fromkeys(alive, 0.0)
+        if alive:
+            from passnet.evaluation.timing import Side
+
+            for inputs, fns in per_variant:
+                sides = [Side(str(i), fns[i], inputs) for i in alive]
+                with torch.no_grad():
+                    timed = measure(sides, dev, warmup=10, trials=40, rounds=4, max_reruns=1)
+                for i in alive:
+                    logs[i] += math.log(timed[str(i)].wall.median_us)
+    n = max(1, len(per_variant))
+    record = {
+        "configs": [
+            {
+                **asdict(cfg),
+                "gmean_us": round(math.exp(logs[i] / n), 3) if i in logs else None,
+                "dropped": failed.get(i),
+            }  # fmt: skip
+            for i, cfg in enumerate(configs)
+        ]
+    }
+    if not alive:
+        record["chosen"] = None
+        return Tuning(), record
+    best = min(alive, key=lambda i: (logs[i], i))
+    record["chosen"] = asdict(configs[best])
+    return configs[best], record
