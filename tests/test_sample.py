@@ -367,3 +367,15 @@ def test_fixture_is_never_written(tmp_path: Path) -> None:
     shutil.copytree(src, work)
     with_dtype(load_sample(work), "float16", tmp_path / "half")
     assert {p.name: p.read_bytes() for p in src.iterdir()} == before
+
+
+def test_zero_std_values_keep_their_sign_and_scale() -> None:
+    """yolov8n-cls was rejected because a batch-norm eps recorded as 0.001 (std 0) was drawn
+    with +-0.02 noise and came out negative."""
+    for seed in range(20):
+        eps = _single(_meta("eps", [], mean=0.001, std=0.0), seed=seed)
+        assert 0.0006 < float(eps) < 0.0014
+    t = _single(_meta("v", [1000], mean=-0.5, std=0.0))
+    assert (t < 0).all() and 0.03 < float(t.std()) < 0.07
+    t = _single(_meta("v", [1000], mean=0.0, std=0.0))
+    assert (t < 0).any() and (t > 0).any()  # no sign recorded: both

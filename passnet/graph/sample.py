@@ -35,7 +35,8 @@ META_FILES = ("weight_meta.py", "input_meta.py")
 FLOAT_DTYPES = ("float16", "bfloat16", "float32", "float64")
 DATA_MAX_NUMEL = 64  # tensors with fewer elements keep their literal values (data), like upstream
 # A float tensor recorded with std 0 (or none) and no data is drawn as N(mean, s) with
-# s = max(0.1 * |mean|, 0.02): close to the recorded value, never constant.
+# s = 0.1 * |mean| (0.02 for mean 0), never crossing zero: close to the recorded value, never
+# constant, and of the recorded sign (an eps, a scale or a variance stays valid).
 ZERO_STD_REL_SPREAD, ZERO_STD_MIN_SPREAD = 0.1, 0.02
 INT_DEFAULT_RANGE = (0, 7)  # inclusive; integers with no bounds and no statistics (index-like)
 
@@ -189,7 +190,10 @@ def _float_values(meta: TensorMeta, gen: torch.Generator) -> torch.Tensor:
         values = torch.rand(meta.shape, generator=gen) * (high - low) + low
     else:
         mean = mean or 0.0
-        values = noise * max(ZERO_STD_REL_SPREAD * abs(mean), ZERO_STD_MIN_SPREAD) + mean
+        spread = ZERO_STD_REL_SPREAD * abs(mean) if mean else ZERO_STD_MIN_SPREAD
+        values = noise * spread + mean
+        if mean:  # a value recorded with one sign keeps it (10 spreads away: only a far tail)
+            values = values.clamp(min=0.0) if mean > 0 else values.clamp(max=0.0)
         if low is not None and high is not None and high <= low:
             low = high = None  # a constant's recorded range would make it constant again
     if low is not None or high is not None:
