@@ -67,3 +67,28 @@ def test_eager_against_itself_is_unbiased_on_a_constant_mask(mask_sample: Path) 
     assert variant.status == Status.OK, variant.error
     # folded, the candidate skipped building a 768 x 784 mask per call: measured 26x "faster"
     assert 0.6 < variant.speedup < 1.6, variant.speedup
+
+
+SYM_SIZE_MODEL = """import torch
+
+
+class GraphModule(torch.nn.Module):
+    def forward(self, x: torch.Tensor):
+        n = torch.ops.aten.sym_size.int(x, 0)
+        y = x.view(n, -1) * 2.0
+        return (torch.ops.aten.relu.default(y),)
+"""
+
+
+def test_operator_overloads_trace(tmp_path: Path) -> None:
+    """GAE and bloom samples call ``torch.ops.aten.sym_size.int``; the tracer must keep the
+    overload (it lost ``.int``, and the samples were rejected as untraceable)."""
+    meta = TensorMeta(name="x", shape=[3, 4, 5], dtype="torch.float32", device="cpu",
+                      mean=0.0, std=1.0)  # fmt: skip
+    write_sample(tmp_path / "s", SYM_SIZE_MODEL, [meta], {"model_name": "sym-size"})
+    sample = load_sample(tmp_path / "s")
+    gm = to_fx(load_module(sample))
+    targets = {str(n.target) for n in gm.graph.nodes if n.op == "call_function"}
+    assert {"aten.sym_size.int", "aten.relu.default"} <= targets
+    (x,) = materialize(sample, device="cpu", seed=0)
+    torch.testing.assert_close(gm(x)[0], load_module(sample)(x)[0])

@@ -29,13 +29,25 @@ class _TorchView:
         if isinstance(value, types.ModuleType):
             return _TorchView(value, self._tracer)
         if callable(value) and not isinstance(value, type):
-            tracer = self._tracer
-
-            def record(*args: Any, **kwargs: Any) -> Any:
-                return tracer.create_proxy("call_function", value, args, kwargs)
-
-            return record
+            return _Recorder(value, self._tracer)
         return value
+
+
+class _Recorder:
+    """A torch callable that becomes a graph node when called; its callable attributes record
+    too, so an operator packet keeps its overloads (``torch.ops.aten.sym_size.int``)."""
+
+    def __init__(self, value: Any, tracer: torch.fx.Tracer) -> None:
+        self._value, self._tracer = value, tracer
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._tracer.create_proxy("call_function", self._value, args, kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._value, name)
+        return (
+            _Recorder(attr, self._tracer) if callable(attr) and not isinstance(attr, type) else attr
+        )
 
 
 class NodeTracer(torch.fx.Tracer):
