@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -205,3 +207,32 @@ def test_cli_stats_and_export(dataset: Path, tmp_path: Path) -> None:
         app, ["dataset", "export", str(out), "--root", str(dataset), "--kind", "single"]
     )
     assert result.exit_code == 0 and out.is_file(), result.output
+
+
+def test_import_reruns_retries_empty_folders_and_duplicates(tmp_path: Path) -> None:
+    """A re-run keeps saying a folder failed (exit 1) until --retry-failed succeeds; an empty
+    path among others is named; a renamed copy of a graph is imported and named a duplicate."""
+    runner, root = CliRunner(), tmp_path / "ds"
+    graphs = tmp_path / "graphs"
+    shutil.copytree(fx(MLP_IRIS), graphs / "iris")
+    model = (graphs / "iris" / "model.py").read_text()
+    (graphs / "iris" / "model.py").write_text(model.replace("def forward(", "def forward(_x, "))
+    (tmp_path / "empty").mkdir()
+    args = ["dataset", "import", str(graphs), str(tmp_path / "empty"), "--root", str(root)]
+    first = runner.invoke(app, args)
+    assert first.exit_code == 1 and "no graph folder" in first.output, first.output
+    again = runner.invoke(app, args)
+    assert again.exit_code == 1 and "failed before" in again.output, again.output
+    (graphs / "iris" / "model.py").write_text(model)  # fixed
+    fixed = runner.invoke(app, [*args[:3], "--root", str(root), "--retry-failed"])
+    assert fixed.exit_code == 0 and "ok 1" in fixed.output, fixed.output
+    twin = graphs.parent / "more" / "renamed_iris"
+    shutil.copytree(graphs / "iris", twin)
+    names = sorted(set(re.findall(r"\bL_\w+", (twin / "model.py").read_text())), key=len)
+    for f in twin.glob("*.py"):  # every input renamed, in model.py and the metas alike
+        text = f.read_text()
+        for i, name in enumerate(reversed(names)):
+            text = re.sub(rf"\b{name}\b", f"renamed_input_{i}", text)
+        f.write_text(text)
+    dup = runner.invoke(app, ["dataset", "import", str(twin.parent), "--root", str(root)])
+    assert dup.exit_code == 0 and "the same graph as" in dup.output, dup.output

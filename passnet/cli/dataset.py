@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from passnet.cli.common import fail as _fail
@@ -50,7 +51,9 @@ def _report(report) -> None:  # noqa: ANN001 - StageReport
     for key, value in report.extra.items():
         console.print(f"  {key}: {value}")
     for failure in report.failures[:50]:
-        console.print(f"  [yellow]{failure}[/]", soft_wrap=True)
+        console.print(f"  [yellow]{escape(failure)}[/]", soft_wrap=True)
+    for note in report.notes[:50]:
+        console.print(f"  [dim]{escape(note)}[/]", soft_wrap=True)
 
 
 @dataset_app.command("build")
@@ -96,12 +99,15 @@ def import_cmd(
     root: Root = DEFAULT_ROOT,
     family: Annotated[str | None, typer.Option(help="model family of all imported graphs")] = None,
     workers: Workers = 0,
+    retry_failed: Annotated[bool, typer.Option(help="retry imports that failed before")] = False,
 ) -> None:
-    """Import GraphNet graph folders (validated by running them) into the dataset."""
+    """Import GraphNet graph folders (validated by running them) into the dataset; exit 1 if
+    any folder is not in (failed now or before, or no graph below a path)."""
     from passnet.dataset import pipeline
 
     try:
-        report = pipeline.import_graphs(root, paths, family=family, workers=_workers(workers))
+        report = pipeline.import_graphs(root, paths, family=family, workers=_workers(workers),
+                                        retry_failed=retry_failed)  # fmt: skip
     except _user_errors() as e:
         _fail(str(e))
     _report(report)
@@ -143,6 +149,8 @@ def decompose_cmd(
     except _user_errors() as e:
         _fail(str(e))
     _report(report)
+    if report.failures:  # the subgraphs cut are in; the exit code says some graphs failed
+        raise typer.Exit(code=1)
 
 
 @dataset_app.command("tasks")

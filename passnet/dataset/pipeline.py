@@ -101,6 +101,7 @@ class StageReport:
     by_status: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
     failures: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # not failures, but worth saying (duplicates)
     extra: dict[str, Any] = field(default_factory=dict)
 
     def count(self, status: str) -> None:
@@ -186,21 +187,34 @@ def import_graphs(
     *,
     family: str | None = None,
     workers: int = 1,
+    retry_failed: bool = False,
     console: Console | None = None,
 ) -> StageReport:
-    """Add GraphNet sample folders (any depth below ``paths``) to the dataset, validated."""
+    """Add GraphNet sample folders (any depth below ``paths``) to the dataset, validated.
+
+    A folder that failed before stays failed (and in ``failures``) until ``retry_failed``; a
+    path with no graph folder below it is a failure too, never silently dropped; a graph that
+    is already in the dataset under another name is imported and named in ``notes``."""
     report = StageReport("import")
-    folders = [(p.resolve(), f) for p in paths for f in find_graph_folders(p.resolve())]
+    found = {p: find_graph_folders(p.resolve()) for p in paths}
+    folders = [(p.resolve(), f) for p, fs in found.items() for f in fs]
     if not folders:
         raise PipelineError(f"no graph folder (with a model.py) under {', '.join(map(str, paths))}")
+    report.failures += [f"{p}: no graph folder (with a model.py) below it" for p, fs in found.items()
+                        if not fs]  # fmt: skip
     with Catalog(root) as cat:
         jobs, names = [], {}
         for top, folder in folders:
             rel = folder.relative_to(top.parent).as_posix()
             name = rel
             names[str(folder)] = name
-            if cat.capture_done(name, "imported"):
+            if cat.capture_done(name, "imported", retry_failed):
                 report.skipped_done += 1
+                before = cat.one("SELECT status, reason FROM captures WHERE model = ? AND "
+                                 "shape = 'imported'", (name,))  # fmt: skip
+                if before and before["status"] != "ok":
+                    report.failures.append(f"{folder}: failed before: {before['reason']} "
+                                           "(--retry-failed tries again)")  # fmt: skip
                 continue
             fam = family or _family_of(rel)
             cat.upsert("models", {"name": name, "library": "graphnet", "family": fam,
@@ -213,6 +227,10 @@ def import_graphs(
                    "reason": result.get("reason"), "graph": result.get("graph"),
                    "weights": "real", "seconds": result.get("seconds"),
                    "maxrss_mb": result.get("maxrss_mb")}  # fmt: skip
+            if info and (twin := cat.one("SELECT model FROM captures WHERE graph = ? AND "
+                                         "model != ?", (info["hash"], row["model"]))):  # fmt: skip
+                report.notes.append(f"{job[0]}: the same graph as {twin['model']} (names "
+                                    "aside); kept once in the dataset")  # fmt: skip
             with cat.transaction():
                 if info:
                     _record_sample(cat, info, "graph")
