@@ -75,6 +75,19 @@ def test_splits_do_not_leak(tmp_path: Path, scheme: str) -> None:
         assert again == sides  # deterministic
 
 
+@pytest.mark.parametrize("fraction", [0.2, 0.5])
+def test_task_split_hits_the_requested_share(tmp_path: Path, fraction: float) -> None:
+    """7 tasks: 20% is 1 eval task and 50% is 4 (rounded), for every seed; a coin per task
+    once gave 6 tasks and no eval task at all."""
+    with _catalog(tmp_path) as cat:
+        T.save_tasks(cat, T.group_tasks(cat, ("fusible",), max_per_cell=6))
+        n = cat.scalar("SELECT COUNT(*) FROM tasks")
+        for seed in range(8):
+            sides = T.split_tasks(cat, eval_fraction=fraction, by="task", seed=seed)
+            assert sum(v == "eval" for v in sides.values()) == max(1, round(fraction * n))
+        assert set(T.split_tasks(cat, eval_fraction=0.01, by="family").values()) == {"train", "eval"}
+
+
 def test_leak_is_detected(tmp_path: Path) -> None:
     with _catalog(tmp_path) as cat:
         T.save_tasks(cat, T.group_tasks(cat, ("fusible",)))

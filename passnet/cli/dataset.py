@@ -183,6 +183,9 @@ def tasks_cmd(
             T.check_no_leakage(cat, split_by, seed)
             console.print(f"{len(specs)} task(s); eval {sum(s == 'eval' for s in sides.values())}, "
                           f"train {sum(s == 'train' for s in sides.values())} (split by {split_by})")  # fmt: skip
+            for empty in {"eval", "train"} - set(sides.values()):
+                console.print(f"[yellow]warning: no task on the {empty} side (too few tasks or "
+                              f"{split_by} groups for --eval-fraction {eval_fraction})[/]")  # fmt: skip
             if curate:
                 from passnet.evaluation.evaluator import measure_inductor
 

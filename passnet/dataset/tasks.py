@@ -138,6 +138,24 @@ def _unit(seed: int, text: str) -> float:
     return int(digest[:12], 16) / 16**12
 
 
+def _take(keys: list[str], size: dict[str, int], fraction: float, seed: int) -> set[str]:
+    """Keys in their seeded order until they hold ``round(fraction * total)`` tasks: the
+    requested share, not a coin per key (6 tasks at 20% once gave no eval task at all). At
+    least one key when the fraction is above 0, never all of them when there are two."""
+    total = sum(size.values())
+    want = round(fraction * total)
+    if fraction > 0 and len(keys) >= 2:
+        want = max(want, 1)
+    chosen: set[str] = set()
+    held = 0
+    for k in sorted(keys, key=lambda k: (_unit(seed, k), k)):
+        if held >= want or (len(keys) >= 2 and len(chosen) == len(keys) - 1):
+            break
+        chosen.add(k)
+        held += size[k]
+    return chosen
+
+
 def split_tasks(
     cat: Catalog, *, eval_fraction: float = 0.2, by: str = "task", seed: int = 0
 ) -> dict[str, str]:
@@ -150,9 +168,8 @@ def split_tasks(
         by_task[m["task"]].append(m)
     if by == "family":
         families = sorted({m["family"] for m in members})
-        eval_fams = {f for f in families if _unit(seed, f) < eval_fraction}
-        if not eval_fams and families:  # at least one family on each side when possible
-            eval_fams = {min(families, key=lambda f: _unit(seed, f))}
+        size = {f: sum(1 for ms in by_task.values() if ms[0]["family"] == f) for f in families}
+        eval_fams = _take(families, size, eval_fraction, seed)
         cat.set_meta(f"family_split:{seed}", json.dumps(sorted(eval_fams)))
         side = {}
         for task, ms in by_task.items():
@@ -173,7 +190,11 @@ def split_tasks(
                 parent[find(m["task"])] = find(owner[m["hash"]])
             else:
                 owner[m["hash"]] = m["task"]
-        side = {t: "eval" if _unit(seed, find(t)) < eval_fraction else "train" for t in by_task}
+        groups: dict[str, int] = defaultdict(int)
+        for t in by_task:
+            groups[find(t)] += 1
+        eval_groups = _take(sorted(groups), groups, eval_fraction, seed)
+        side = {t: "eval" if find(t) in eval_groups else "train" for t in by_task}
     with cat.transaction():
         cat.db.execute("DELETE FROM splits WHERE scheme = ?", (by,))
         for task, s in side.items():
