@@ -236,3 +236,36 @@ def test_import_reruns_retries_empty_folders_and_duplicates(tmp_path: Path) -> N
         f.write_text(text)
     dup = runner.invoke(app, ["dataset", "import", str(twin.parent), "--root", str(root)])
     assert dup.exit_code == 0 and "the same graph as" in dup.output, dup.output
+
+
+@pytest.mark.parametrize(
+    "fixture, family",
+    [
+        ("transformers-auto-model/anton-l_distilhubert-ft-common-language", "hubert"),
+        ("transformers-auto-model/google/bert_uncased_L-2_H-128_A-2", "bert"),
+        ("transformers-auto-model/squeezebert_squeezebert-uncased", "squeezebert"),
+        ("timm/resnet10t.c3_in1k", "resnet"),
+        ("torchvision/mobilenet_v3_small", "mobilenet"),
+    ],
+)
+def test_family_comes_from_the_sample_not_the_folder_name(fixture: str, family: str) -> None:
+    from passnet.dataset.families import family_of
+
+    assert family_of(fx(fixture), fixture) == family
+
+
+@pytest.mark.parametrize(
+    "name, family",
+    [
+        ("hf-tiny-model-private/tiny-random-ViTModel", "vit"),  # was "hf"
+        ("sshleifer/tiny-distilbert-base-cased", "distilbert"),  # was "sshleifer"
+        ("facebook/wav2vec2-base-960h", "wav2vec"),  # was "wav"
+        ("yolov8n-cls", "yolo"),
+        ("t5-small", "t5"),
+    ],
+)
+def test_family_from_a_model_name(tmp_path: Path, name: str, family: str) -> None:
+    from passnet.dataset.families import family_of
+
+    (tmp_path / "graph_net.json").write_text(json.dumps({"model_name": name}))
+    assert family_of(tmp_path, "any/folder") == family

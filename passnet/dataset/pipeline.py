@@ -24,6 +24,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from passnet.dataset.catalog import Catalog
 from passnet.dataset.decompose import ngram_counts
+from passnet.dataset.families import family_of
 from passnet.dataset.jobs import DecomposeConfig, capture_job, decompose_job, import_job
 from passnet.dataset.zoo import Shape, ZooModel
 from passnet.graph.sample import load_sample
@@ -175,12 +176,6 @@ def find_graph_folders(path: Path) -> list[Path]:
         raise PipelineError(f"{path}: cannot read: {e}") from e
 
 
-def _family_of(name: str) -> str:
-    last = name.rstrip("/").rsplit("/", 1)[-1].lower()
-    letters = "".join(c if c.isalpha() else " " for c in last).split()
-    return letters[0] if letters else last
-
-
 def import_graphs(
     root: Path,
     paths: list[Path],
@@ -216,7 +211,7 @@ def import_graphs(
                     report.failures.append(f"{folder}: failed before: {before['reason']} "
                                            "(--retry-failed tries again)")  # fmt: skip
                 continue
-            fam = family or _family_of(rel)
+            fam = family or family_of(folder, rel)
             cat.upsert("models", {"name": name, "library": "graphnet", "family": fam,
                                   "domain": "unknown", "origin": str(folder)})  # fmt: skip
             jobs.append((str(folder), str(cat.root)))

@@ -1,0 +1,71 @@
+"""The model family of an imported GraphNet sample, from what the sample says about itself.
+
+Splitting by family (``--split-by family``) is only as good as these names: guessed from
+folder names they were poor ("wav" for wav2vec2, "hf" for a tiny ViT, "sshleifer" for a BERT).
+In order: the Hugging Face model type among the sample's hub tags (``graph_net.json``
+``original_tag``), the architecture in a class-like model name (``...Swinv2ForImage...``),
+then the model's own name (the last part of ``model_name`` or of the folder), without
+version digits and suffixes.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+_GENERIC_TAGS = frozenset(
+    "transformers pytorch jax tf tensorflow safetensors tensorboard onnx endpoints_compatible "
+    "generated_from_trainer model_hub_mixin pytorch_model_hub_mixin autotrain_compatible "
+    "text-generation-inference custom_code inference peft timm diffusers".split()
+)
+_TASK_WORDS = ("classification", "generation", "extraction", "recognition", "fill-mask",
+               "question-answering", "summarization", "translation", "segmentation",
+               "detection", "-to-", "similarity", "estimation", "embedding")  # fmt: skip
+_FILLER = frozenset({"tiny", "random", "hf", "model", "private", "base", "small", "large"})
+_CLASS = re.compile(r"([A-Z][A-Za-z0-9]*?)(?:For[A-Z]|Model(?:$|[^a-z])|LMHead)")
+_VERSION = re.compile(r"^(.{3,}?)v?\d+[a-z]{0,2}$")
+
+
+def _base(word: str) -> str:
+    """Without a trailing version: resnet18 -> resnet, yolov8n -> yolo, wav2vec2 -> wav2vec,
+    swinv2 -> swin (t5 stays: too short to be a name without its number)."""
+    word = word.lower()
+    m = _VERSION.match(word)
+    return m.group(1) if m else word
+
+
+def _from_tags(tags: object) -> str | None:
+    if not isinstance(tags, list):
+        return None
+    for tag in tags:
+        if not isinstance(tag, str) or ":" in tag or tag in _GENERIC_TAGS:
+            continue
+        if any(word in tag for word in _TASK_WORDS):
+            continue
+        return _base(tag)
+    return None
+
+
+def _from_name(name: str) -> str:
+    """``resnet10t.c3_in1k`` -> resnet, ``mobilenet_v3_small`` -> mobilenet, ``mlp-iris`` -> mlp."""
+    if m := _CLASS.search(name):
+        return _base(m.group(1))
+    last = name.rstrip("/").rsplit("/", 1)[-1]
+    for word in re.split(r"[^A-Za-z0-9]+", last):
+        if word and word[0].isalpha() and word.lower() not in _FILLER:
+            return _base(word)
+    return last.lower() or "unknown"
+
+
+def family_of(folder: Path, name: str) -> str:
+    """The family of the sample in ``folder``, imported under ``name`` (see module docstring)."""
+    try:
+        meta = json.loads((folder / "graph_net.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        meta = {}
+    meta = meta if isinstance(meta, dict) else {}
+    if family := _from_tags(meta.get("original_tag")):
+        return family
+    model_name = meta.get("model_name")
+    return _from_name(model_name if isinstance(model_name, str) and model_name else name)
