@@ -234,7 +234,10 @@ def test_args_and_metas_must_match(broken: Path) -> None:
 def test_code_that_fails_names_model_py(broken: Path) -> None:
     model = broken / "model.py"
     model.write_text(TINY_MODEL.replace("return (torch.relu(y),)", "raise ValueError('boom')"))
-    with pytest.raises(SampleError, match=r"model\.py: forward failed: ValueError: boom"):
+    with pytest.raises(
+        SampleError, match=r"model\.py: forward failed at line 7 \(raise ValueError\('boom'\)\): "
+        r"ValueError: boom"
+    ):
         run_sample(load_sample(broken))
     model.write_text(TINY_MODEL.replace("import torch", "import torch\nimport not_a_module_xyz"))
     with pytest.raises(SampleError, match=r"model\.py: cannot load: ModuleNotFoundError"):
@@ -379,3 +382,26 @@ def test_zero_std_values_keep_their_sign_and_scale() -> None:
     assert (t < 0).all() and 0.03 < float(t.std()) < 0.07
     t = _single(_meta("v", [1000], mean=0.0, std=0.0))
     assert (t < 0).any() and (t > 0).any()  # no sign recorded: both
+
+
+CUDA_MODEL = """import torch
+from torch import device
+
+
+class GraphModule(torch.nn.Module):
+    def forward(self, x: torch.Tensor):
+        y = x * 2.0
+        bias = torch.ones(4, device=device(type="cuda", index=0))
+        return (y + bias,)
+"""
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="the sample runs on a GPU")
+def test_a_cuda_only_sample_is_rejected_naming_its_line(tmp_path: Path) -> None:
+    """A NeMo sample hard-codes device(type="cuda"): on CPU the reason must name the line."""
+    sample = write_sample(tmp_path / "s", CUDA_MODEL, [_meta("x", [4], mean=0.0, std=1.0)], {})
+    with pytest.raises(SampleError) as err:
+        run_sample(sample)
+    text = str(err.value)
+    assert "at line 8 (bias = torch.ones(4, device=device(type=\"cuda\", index=0)))" in text, text
+    assert "runs only on a GPU" in text

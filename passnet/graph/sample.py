@@ -285,8 +285,27 @@ def run_sample(sample: Sample, device: str = "cpu", seed: int = 0) -> tuple:
         with torch.no_grad():
             out = module(*args)
     except Exception as e:
-        raise SampleError(sample.model_path, f"forward failed: {type(e).__name__}: {e}") from e
+        where = _model_line(sample, e)
+        hint = ""
+        if device == "cpu" and "cuda" in f"{e} {where}".lower():
+            hint = " (the sample names a CUDA device: it runs only on a GPU)"
+        text = f"forward failed{where}: {type(e).__name__}: {e}{hint}"
+        raise SampleError(sample.model_path, text) from e
     return tuple(out) if isinstance(out, (tuple, list)) else (out,)
+
+
+def _model_line(sample: Sample, exc: BaseException) -> str:
+    """`` at line N (source)``: the deepest frame of model.py in the traceback, if any."""
+    import traceback
+
+    frames = [f for f in traceback.extract_tb(exc.__traceback__)
+              if f.filename == str(sample.model_path)]  # fmt: skip
+    if not frames:
+        return ""
+    f = frames[-1]
+    lines = sample.code.splitlines()
+    text = lines[f.lineno - 1].strip() if f.lineno and f.lineno <= len(lines) else ""
+    return f" at line {f.lineno}" + (f" ({text[:160]})" if text else "")
 
 
 def tensor_stats(t: torch.Tensor) -> dict:
