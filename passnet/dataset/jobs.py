@@ -146,8 +146,11 @@ def import_job(path: str, root: str) -> dict:
             shutil.copy2(item, tmp / item.name)
     finalize(Path(root), tmp, info["hash"])
     seconds = round(time.perf_counter() - t0, 3)
+    mapped = sample.cuda_literals and not torch.cuda.is_available()
     return row | {"status": "ok", "reason": None, "graph": info["hash"], "info": info,
-                  "seconds": seconds, "maxrss_mb": round(peak_rss_mb(), 1)}  # fmt: skip
+                  "seconds": seconds, "maxrss_mb": round(peak_rss_mb(), 1),
+                  "note": "validated on CPU with its CUDA device literals mapped to CPU"
+                  if mapped else None}  # fmt: skip
 
 
 # --- decomposition ----------------------------------------------------------------------------

@@ -218,6 +218,8 @@ def import_graphs(
         t0 = time.perf_counter()
         for job, result in run_jobs(import_job, jobs, workers, "import", console):
             info = result.pop("info", None)
+            if note := result.pop("note", None):
+                report.notes.append(f"{job[0]}: {note}")
             row = {"model": names[job[0]], "shape": "imported", "status": result.get("status"),
                    "reason": result.get("reason"), "graph": result.get("graph"),
                    "weights": "real", "seconds": result.get("seconds"),

@@ -66,6 +66,11 @@ class Sample:
         return self.path / "model.py"
 
     @property
+    def cuda_literals(self) -> bool:
+        """Whether model.py pins tensors to a CUDA device (``device(type='cuda', ...)``)."""
+        return bool(_CUDA_LITERAL.search(self.code))
+
+    @property
     def name(self) -> str:
         return str(self.graph_net.get("model_name") or self.path.name)
 
@@ -161,14 +166,27 @@ def load_sample(path: Path | str) -> Sample:
     )
 
 
+_CUDA_LITERAL = re.compile(r"""device\(\s*type\s*=\s*['"]cuda['"](?:\s*,\s*index\s*=\s*\d+)?\s*\)""")
+
+
+def runnable_code(sample: Sample) -> str:
+    """model.py as this process can run it: where PyTorch sees no CUDA device, the CUDA device
+    literals Dynamo wrote (``device(type='cuda', index=0)``) become CPU ones, so a CUDA-pinned
+    sample validates and cuts on a CPU machine (``Sample.cuda_literals`` says it happened)."""
+    if sample.cuda_literals and not torch.cuda.is_available():
+        return _CUDA_LITERAL.sub("device(type='cpu')", sample.code)
+    return sample.code
+
+
 def load_module(sample: Sample) -> torch.nn.Module:
     """Execute model.py as its own module (registered in sys.modules so FX/inspect work)."""
-    digest = hashlib.sha256(f"{sample.path}\0{sample.code}".encode()).hexdigest()[:16]
+    code = runnable_code(sample)
+    digest = hashlib.sha256(f"{sample.path}\0{code}".encode()).hexdigest()[:16]
     module = types.ModuleType(f"passnet_sample_{digest}")
     module.__file__ = str(sample.model_path)
     sys.modules[module.__name__] = module
     try:
-        exec(compile(sample.code, str(sample.model_path), "exec"), module.__dict__)
+        exec(compile(code, str(sample.model_path), "exec"), module.__dict__)
         return module.GraphModule()
     except Exception as e:
         sys.modules.pop(module.__name__, None)
