@@ -269,3 +269,17 @@ def test_family_from_a_model_name(tmp_path: Path, name: str, family: str) -> Non
 
     (tmp_path / "graph_net.json").write_text(json.dumps({"model_name": name}))
     assert family_of(tmp_path, "any/folder") == family
+
+
+def test_rejections_are_counted_by_class(dataset: Path) -> None:
+    from passnet.dataset.catalog import Catalog
+    from passnet.dataset.export import reason_class, stats
+
+    assert reason_class("fails validation: /a/model.py: forward failed at line 7 (x()): "
+                        "ValueError: boom") == "forward failed (ValueError)"  # fmt: skip
+    assert reason_class("fails validation: /a/model.py: output 3 is not deterministic") == (
+        "output N is not deterministic"
+    )
+    with Catalog(dataset, create=False) as cat:
+        s = stats(cat)
+    assert s["rejections_by_class"] == {"forward failed (AttributeError)": 1}, s["failures"]

@@ -6,6 +6,7 @@ import json
 import re
 import shutil
 import tempfile
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -136,6 +137,20 @@ def export_parquet(cat: Catalog, tasks: list[dict], out: Path, *, scheme: str = 
     return out
 
 
+_EXCEPTION = re.compile(r"\b([A-Z]\w*(?:Error|Exception|Exit))\b")
+
+
+def reason_class(reason: str | None) -> str:
+    """The class of a rejection: its first phrase without the file and the details, plus the
+    exception type (``forward failed (RuntimeError)``), so reasons can be counted."""
+    text = re.sub(r"^fails validation:\s*", "", reason or "unknown")
+    text = re.sub(r"^\S+\.py(?::\d+)?:\s*", "", text)  # the file the reason names
+    phrase = re.split(r":| at line | \(", text, maxsplit=1)[0].strip() or "unknown"
+    phrase = re.sub(r"\d+", "N", phrase)
+    exc = _EXCEPTION.search(text)
+    return f"{phrase} ({exc.group(1)})" if exc and exc.group(1) not in phrase else phrase
+
+
 def stats(cat: Catalog) -> dict[str, Any]:
     """Counts over the whole dataset (what ``passnet dataset stats`` prints)."""
     s: dict[str, Any] = {}
@@ -162,8 +177,11 @@ def stats(cat: Catalog) -> dict[str, Any]:
     }
     s["splits"] = {f"{r['scheme']}:{r['split']}": r["n"] for r in cat.rows(
         "SELECT scheme, split, COUNT(*) n FROM splits GROUP BY scheme, split")}  # fmt: skip
-    s["failures"] = [f"{r['model']}@{r['shape']}: {r['reason']}" for r in cat.rows(
-        "SELECT model, shape, reason FROM captures WHERE status != 'ok' ORDER BY model")]  # fmt: skip
+    failed = cat.rows("SELECT model, shape, reason FROM captures WHERE status != 'ok' "
+                      "ORDER BY model")  # fmt: skip
+    classes = Counter(reason_class(r["reason"]) for r in failed)
+    s["rejections_by_class"] = dict(classes.most_common())
+    s["failures"] = [f"{r['model']}@{r['shape']}: {r['reason']}" for r in failed]
     for key in ("last_build", "last_decompose"):
         value = cat.get_meta(key)
         s[key] = json.loads(value) if value else None
