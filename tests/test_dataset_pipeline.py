@@ -283,3 +283,12 @@ def test_rejections_are_counted_by_class(dataset: Path) -> None:
     with Catalog(dataset, create=False) as cat:
         s = stats(cat)
     assert s["rejections_by_class"] == {"forward failed (AttributeError)": 1}, s["failures"]
+
+
+def test_graph_folders_are_found_through_linked_folders(tmp_path: Path) -> None:
+    """A tree of links into a corpus (one link per chosen sample) is searched through."""
+    tree = tmp_path / "chosen" / "hf"
+    tree.mkdir(parents=True)
+    (tree / "iris").symlink_to(fx(MLP_IRIS), target_is_directory=True)
+    (tree / "loop").symlink_to(tmp_path / "chosen", target_is_directory=True)  # no endless walk
+    assert pipeline.find_graph_folders(tmp_path / "chosen") == [tree / "iris"]

@@ -170,10 +170,21 @@ def find_graph_folders(path: Path) -> list[Path]:
         raise PipelineError(f"{path}: not a readable folder")
     if (path / "model.py").is_file():
         return [path]
-    try:
-        return sorted(p.parent for p in path.rglob("model.py") if "pass_dir" not in p.parts)
-    except OSError as e:
-        raise PipelineError(f"{path}: cannot read: {e}") from e
+    found, seen = [], set()
+    # os.walk follows linked folders (a tree of links to a corpus); real paths stop loops
+    for top, dirs, files in os.walk(path, followlinks=True, onerror=_unreadable):
+        real = os.path.realpath(top)
+        if real in seen or "pass_dir" in Path(top).parts:
+            dirs[:] = []
+            continue
+        seen.add(real)
+        if "model.py" in files:
+            found.append(Path(top))
+    return sorted(found)
+
+
+def _unreadable(e: OSError) -> None:
+    raise PipelineError(f"{e.filename}: cannot read: {e.strerror}") from e
 
 
 def import_graphs(
