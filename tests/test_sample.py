@@ -406,3 +406,13 @@ def test_a_cuda_pinned_sample_runs_on_cpu_with_its_device_mapped(tmp_path: Path)
     (x,) = materialize(sample, seed=0)
     torch.testing.assert_close(out, x * 2.0 + 1.0)
     assert not load_sample(fx(RESNET18)).cuda_literals
+
+
+def test_an_eps_rounded_to_zero_is_drawn_positive() -> None:
+    """yolo11n-cls records its batch-norm eps (0.001) as mean 0.000, std 0.000: drawn around
+    0 it came out negative (batch_norm refused it)."""
+    for seed in range(10):
+        eps = _single(_meta("L_self_modules_model_modules_0_modules_bn_eps", [], "torch.float64",
+                            mean=0.0, std=0.0), seed=seed)  # fmt: skip
+        assert 0 < float(eps) < 1e-4
+    assert float(_single(_meta("bias", [], mean=0.0, std=0.0), seed=1)) != 0.0

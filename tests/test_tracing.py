@@ -8,6 +8,7 @@ Falcon causal-mask task.
 
 from __future__ import annotations
 
+import operator
 from pathlib import Path
 
 import pytest
@@ -92,3 +93,29 @@ def test_operator_overloads_trace(tmp_path: Path) -> None:
     assert {"aten.sym_size.int", "aten.relu.default"} <= targets
     (x,) = materialize(sample, device="cpu", seed=0)
     torch.testing.assert_close(gm(x)[0], load_module(sample)(x)[0])
+
+
+SETITEM_MODEL = """import torch
+
+
+class GraphModule(torch.nn.Module):
+    def forward(self, x: torch.Tensor):
+        buf = torch.zeros(2, 3, 4)
+        buf[(slice(None, None, None), slice(None, None, None), 1)] = x
+        setitem = buf
+        return (setitem * 2.0,)
+"""
+
+
+def test_item_assignment_traces(tmp_path: Path) -> None:
+    """timm's ConViT and Swin samples assign into a tensor (``t[...] = y``); the tracer must
+    record it (it failed: 'Proxy' object does not support item assignment)."""
+    meta = TensorMeta(name="x", shape=[2, 3], dtype="torch.float32", device="cpu",
+                      mean=0.0, std=1.0)  # fmt: skip
+    write_sample(tmp_path / "s", SETITEM_MODEL, [meta], {"model_name": "setitem"})
+    sample = load_sample(tmp_path / "s")
+    gm = to_fx(load_module(sample))
+    assert any(n.target is operator.setitem for n in gm.graph.nodes)
+    (x,) = materialize(sample, device="cpu", seed=0)
+    torch.testing.assert_close(gm(x)[0], load_module(sample)(x)[0])
+    assert not hasattr(torch.fx.Proxy, "__setitem__")  # the patch is undone

@@ -197,9 +197,17 @@ def _finite(value: float | int | None) -> float | None:
     return float(value) if value is not None and math.isfinite(value) else None
 
 
+_EPS_NAME = re.compile(r"(?:^|_)eps(?:ilon)?_?$", re.IGNORECASE)
+EPS_DEFAULT = 1e-5
+"""A normalisation eps recorded as 0 (metas keep 3 decimals: 0.001 reads 0.000) is drawn around
+PyTorch's default eps instead: an eps must stay positive."""
+
+
 def _float_values(meta: TensorMeta, gen: torch.Generator) -> torch.Tensor:
     """float32 values on CPU following the meta's statistics (see module docstring)."""
     mean, std = _finite(meta.mean), _finite(meta.std)
+    if _EPS_NAME.search(meta.name) and not std and (mean is None or mean <= 0):
+        mean = EPS_DEFAULT  # an eps (a norm's) is positive whatever the rounding left of it
     low, high = _finite(meta.min_val), _finite(meta.max_val)
     noise = torch.randn(meta.shape, generator=gen, dtype=torch.float32)
     if std is not None and std > 0:

@@ -11,7 +11,10 @@ them as nodes too, so the dataset's cuts, the reference and every candidate agre
 
 from __future__ import annotations
 
+import contextlib
+import operator
 import types
+from collections.abc import Iterator
 from typing import Any
 
 import torch
@@ -30,7 +33,27 @@ class _TorchView:
             return _TorchView(value, self._tracer)
         if callable(value) and not isinstance(value, type):
             return _Recorder(value, self._tracer)
+        if value is torch.Size:
+            return _SizeOf(self._tracer)
         return value
+
+
+class _SizeOf:
+    """``torch.Size([s0, s1])`` with traced sizes becomes a node (the real type otherwise);
+    Dynamo writes it into model.py for dynamic shapes (torchvision's FCN)."""
+
+    def __init__(self, tracer: torch.fx.Tracer) -> None:
+        self._tracer = tracer
+
+    def __call__(self, *args: Any) -> Any:
+        found: list = []
+        torch.fx.node.map_aggregate(args, found.append)
+        if any(isinstance(a, torch.fx.Proxy) for a in found):
+            return self._tracer.create_proxy("call_function", torch.Size, args, {})
+        return torch.Size(*args)
+
+    def __instancecheck__(self, obj: Any) -> bool:
+        return isinstance(obj, torch.Size)
 
 
 class _Recorder:
@@ -60,13 +83,35 @@ class NodeTracer(torch.fx.Tracer):
         forward = getattr(root, "forward", root)
         namespace = getattr(getattr(forward, "__func__", forward), "__globals__", {})
         real = namespace.get("torch")
-        if real is not torch:
-            return super().trace(root, concrete_args)
-        namespace["torch"] = _TorchView(torch, self)
-        try:
-            return super().trace(root, concrete_args)
-        finally:
-            namespace["torch"] = real
+        with _item_assignment():
+            if real is not torch:
+                return super().trace(root, concrete_args)
+            namespace["torch"] = _TorchView(torch, self)
+            try:
+                return super().trace(root, concrete_args)
+            finally:
+                namespace["torch"] = real
+
+
+def _setitem(self: torch.fx.Proxy, key: Any, value: Any) -> None:
+    self.tracer.create_proxy("call_function", operator.setitem, (self, key, value), {})
+
+
+@contextlib.contextmanager
+def _item_assignment() -> Iterator[None]:
+    """``x[i] = y`` on a traced tensor becomes an ``operator.setitem`` node (FX keeps it: it
+    is side-effectful). Dynamo writes such assignments into model.py (timm's ConViT, Swin);
+    plain ``symbolic_trace`` fails on them ("'Proxy' object does not support item
+    assignment")."""
+    had = "__setitem__" in vars(torch.fx.Proxy)
+    if had:
+        yield
+        return
+    torch.fx.Proxy.__setitem__ = _setitem  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        del torch.fx.Proxy.__setitem__
 
 
 def trace_module(module: torch.nn.Module) -> torch.fx.GraphModule:
