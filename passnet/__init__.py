@@ -7,6 +7,7 @@ stays cheap)::
     task = passnet.load_task("examples/tasks/bert_add_layer_norm")
     result = passnet.evaluate(task, "passes:examples/passes/add_layer_norm", device="cuda")
     print(result.scores.AS)
+    fast = torch.compile(model, backend=passnet.backend(passes="examples/passes"))
 
 Everything else lives in the subpackages (README, "Layout").
 """
@@ -17,12 +18,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from passnet.accelerate.backend import PassesArg, PassnetBackend
     from passnet.core.results import CandidateSpec, Scores, TaskResult, VariantResult
     from passnet.dataset.task import Task
     from passnet.graph.sample import Sample
     from passnet.passes.loader import PassSet
 
-__all__ = ["evaluate", "load_pass", "load_sample", "load_task", "score"]
+__all__ = ["backend", "evaluate", "load_pass", "load_sample", "load_task", "score"]
 
 
 def load_sample(path: str | Path) -> Sample:
@@ -71,6 +73,18 @@ def evaluate(
         with_inductor=with_inductor,
         prepare_ahead=prepare_ahead,
     )
+
+
+def backend(
+    passes: PassesArg, inner: str = "inductor", *, mode: str | None = None, order: str = "folders"
+) -> PassnetBackend:
+    """A ``torch.compile`` backend that applies a pass library (pass folders, or folders of
+    them) to every captured graph, then compiles the rest with Inductor (``inner="inductor"``,
+    ``mode`` one of Inductor's) or runs it eagerly; ``.fired()`` counts rules per firing
+    (docs/accelerate.md)."""
+    from passnet.accelerate.backend import backend as make
+
+    return make(passes, inner, mode=mode, order=order)
 
 
 def score(variants: list[VariantResult], b: float = 0.1, p: float = 0.0) -> Scores:

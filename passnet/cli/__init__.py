@@ -32,6 +32,7 @@ _SUBCOMMAND_MODULES = (
     "passnet.cli.agent",
     "passnet.cli.dataset",
     "passnet.cli.synth",
+    "passnet.cli.accelerate",
 )
 
 

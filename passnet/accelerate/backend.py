@@ -1,0 +1,127 @@
+"""``passnet.backend``: a ``torch.compile`` backend that applies a pass library, then compiles
+the rest with Inductor (or runs it eagerly).
+
+Dynamo hands the backend each captured FX graph; the library rewrites it (library.py's
+conflict rule), each replacement becomes a custom op (customops.py) and
+``torch._inductor.compile_fx.compile_fx`` compiles the graph around those calls, with the
+config of an Inductor ``mode`` (``reduce-overhead``: CUDA graphs). When a replacement cannot
+be a custom op, or Inductor fails on the rewritten graph, that graph runs eagerly, with the
+replacements, and says so (a warning and the graph's report): the rest of that graph then
+loses Inductor's fusions, which on most models costs more than one fused kernel wins.
+
+A named backend ``"passnet"`` is registered with Dynamo when this module is imported; it reads
+its library from ``PASSNET_PASSES`` (folders joined by ``os.pathsep``) and ``PASSNET_INNER``.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from torch.fx import GraphModule
+
+from passnet.accelerate.library import GraphReport, LibraryError, PassLibrary, summarize
+
+INNERS = ("inductor", "eager")
+PassesArg = PassLibrary | str | Path | Sequence[str | Path]
+
+
+class PassnetBackend:
+    """The backend callable; ``reports`` holds one GraphReport per graph it compiled."""
+
+    def __init__(
+        self, library: PassLibrary, inner: str = "inductor", mode: str | None = None
+    ) -> None:
+        if inner not in INNERS:
+            raise ValueError(f"unknown inner compiler {inner!r}; use one of {', '.join(INNERS)}")
+        if mode is not None and inner != "inductor":
+            raise ValueError(f"mode {mode!r} needs inner='inductor'")
+        self.library, self.inner, self.mode = library, inner, mode
+        self.reports: list[GraphReport] = []
+
+    def __call__(self, gm: GraphModule, example_inputs: list[Any]) -> Callable:
+        from passnet.accelerate.customops import op_target
+
+        inductor = self.inner == "inductor"
+        report = self.library.apply(gm, len(self.reports), op_target if inductor else None)
+        report.inner = self.inner
+        self.reports.append(report)
+        if not inductor:
+            return gm.forward
+        if report.note:  # some replacement is a plain Python call: Inductor would trace into it
+            return self._eager(
+                gm, report, f"not every replacement could be a custom op:\n{report.note}"
+            )
+        from torch._inductor import list_mode_options
+        from torch._inductor.compile_fx import compile_fx
+
+        patches = list_mode_options(self.mode) if self.mode else {}
+        try:
+            return compile_fx(gm, example_inputs, config_patches=patches)
+        except Exception as e:  # noqa: BLE001 - reported loudly below, never dropped
+            return self._eager(
+                gm, report, f"Inductor failed on the rewritten graph: {type(e).__name__}: {e}"
+            )
+
+    def _eager(self, gm: GraphModule, report: GraphReport, why: str) -> Callable:
+        report.inner = "eager"
+        report.note = f"graph {report.graph} runs eagerly, without Inductor: {why}"
+        warnings.warn(f"passnet backend: {report.note}", RuntimeWarning, stacklevel=2)
+        return gm.forward
+
+    def summary(self) -> dict[str, Any]:
+        """Per rule: how often it fired, where, overlaps it lost, the closest miss."""
+        return summarize(self.reports, self.library.labels)
+
+    def fired(self) -> dict[str, int]:
+        return {k: v["count"] for k, v in self.summary().items()}
+
+
+def as_library(passes: PassesArg, order: str = "folders") -> PassLibrary:
+    """A PassLibrary from a library, one folder or a list of folders (each may hold many)."""
+    if isinstance(passes, PassLibrary):
+        return passes
+    paths = [passes] if isinstance(passes, (str, Path)) else list(passes)
+    return PassLibrary.load(paths, order=order)
+
+
+def backend(
+    passes: PassesArg, inner: str = "inductor", *, mode: str | None = None, order: str = "folders"
+) -> PassnetBackend:
+    """A ``torch.compile`` backend applying ``passes`` (see the module docstring)::
+
+    be = passnet.backend(passes=["examples/passes", "runs/synth"], inner="inductor")
+    fast = torch.compile(model, backend=be)
+    fast(*inputs); print(be.fired())
+    """
+    return PassnetBackend(as_library(passes, order), inner, mode)
+
+
+_NAMED: dict[tuple[str, str], PassnetBackend] = {}
+
+
+def named_backend(gm: GraphModule, example_inputs: list[Any]) -> Callable:
+    """``torch.compile(model, backend="passnet")``: the library named by ``PASSNET_PASSES``."""
+    paths = [p for p in os.environ.get("PASSNET_PASSES", "").split(os.pathsep) if p]
+    if not paths:
+        raise LibraryError(
+            'backend="passnet" reads its pass folders from PASSNET_PASSES (joined by '
+            f"{os.pathsep!r}); set it, or pass passnet.backend(passes=...) instead"
+        )
+    key = (os.pathsep.join(paths), os.environ.get("PASSNET_INNER", "inductor"))
+    if key not in _NAMED:
+        _NAMED[key] = backend(paths, key[1])
+    return _NAMED[key](gm, example_inputs)
+
+
+def register_named(name: str = "passnet") -> bool:
+    """Register ``named_backend`` with Dynamo once; False if another backend has the name."""
+    from torch._dynamo.backends.registry import _COMPILER_FNS, register_backend
+
+    if name in _COMPILER_FNS:
+        return _COMPILER_FNS[name] is named_backend
+    register_backend(named_backend, name=name)
+    return True

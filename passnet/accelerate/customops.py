@@ -1,0 +1,147 @@
+"""A pass's replacement as a ``torch.library`` custom op, so Inductor compiles around it.
+
+Inductor retraces a graph with fake tensors; a replacement that launches a Triton kernel cannot
+run on those, and a plain Python call would be traced through. A custom op is opaque instead:
+Inductor keeps it as one call (an extern kernel) and fuses the ops around it. Its fake
+implementation is the rule's own *pattern* run on the fake inputs, so shapes, dtypes and
+strides are eager's by construction. The real implementation calls ``replacement_args`` and the
+replacement, then makes the result agree with that promise: an output aliasing an input is
+copied (custom ops may not return views), an output whose strides differ from the pattern's is
+copied into the pattern's layout (found once per input layout on the meta device), and a
+shape or dtype the pattern does not produce is an error naming the rule. One op is registered
+per rule and argument signature (``passnet::<rule>_<n>``); inference only (no autograd formula).
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from typing import Any
+
+import torch
+from torch.fx import Node
+
+from passnet.accelerate.library import LibraryRule, _Match, _Replacement
+
+NAMESPACE = "passnet"
+_counter = itertools.count()
+_OPS: dict[
+    tuple[int, str], tuple[Any, Any]
+] = {}  # (id(rule), schema) -> (rule, op); rule kept alive
+
+
+def _example(node: Node) -> Any:
+    """The value Dynamo (``example_value``) or make_fx (``val``) recorded for a node."""
+    return node.meta.get("example_value", node.meta.get("val"))
+
+
+def _arg_type(value: Any) -> str | None:
+    if isinstance(value, torch.Tensor):
+        return "Tensor"
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, (int, torch.SymInt)):
+        return "SymInt"
+    if isinstance(value, (float, torch.SymFloat)):
+        return "float"
+    return None
+
+
+def op_target(r: LibraryRule, m: _Match) -> _Replacement | str:
+    """The custom op to call for one match, or why the rule's plain function must be used."""
+    where = f"{r.label} at node {m.outputs[0].name}"
+    types = []
+    for node in m.inputs:
+        kind = _arg_type(_example(node))
+        if kind is None:
+            what = type(_example(node)).__name__ if _example(node) is not None else "value"
+            return f"{where}: input '{node.name}' is a {what} (no recorded tensor, int or float), which a custom op cannot take"
+        types.append(kind)
+    outs = [_example(n) for n in m.outputs]
+    if not all(isinstance(o, torch.Tensor) for o in outs):
+        return f"{where}: an output of the match is not a tensor"
+    ret = "Tensor" if len(outs) == 1 else f"({', '.join(['Tensor'] * len(outs))})"
+    schema = f"({', '.join(f'{t} a{i}' for i, t in enumerate(types))}) -> {ret}"
+    key = (id(r.rule), schema)
+    if key not in _OPS:
+        try:
+            _OPS[key] = (r.rule, _register(r, schema, len(outs)))
+        except Exception as e:  # noqa: BLE001 - any refusal means: run this graph eagerly
+            return f"{where}: torch.library refused the op {schema}: {type(e).__name__}: {e}"
+    return _Replacement(_OPS[key][1], r.rule.name, None)
+
+
+def _register(r: LibraryRule, schema: str, n_out: int) -> Any:
+    rule = r.rule
+    name = f"{re.sub(r'[^0-9A-Za-z_]', '_', rule.name)}_{next(_counter)}"
+    layouts: dict[tuple, list | None] = {}
+
+    def impl(*args: Any) -> Any:
+        call = rule.replacement_args(*args)
+        out = rule.replacement(*call) if isinstance(call, (tuple, list)) else rule.replacement(call)
+        outs = list(out) if n_out > 1 else [out]
+        if len(outs) != n_out:
+            raise RuntimeError(
+                f"{r.label}: replacement returned {len(outs)} values, pattern {n_out}"
+            )
+        expected = _layouts(rule.pattern, args, layouts)
+        fixed = tuple(_conform(o, args, None if expected is None else expected[i], r.label)
+                      for i, o in enumerate(outs))  # fmt: skip
+        return fixed if n_out > 1 else fixed[0]
+
+    def fake(*args: Any) -> Any:
+        out = rule.pattern(*args)
+        outs = list(out) if n_out > 1 else [out]
+        fresh = tuple(o.new_empty_strided(o.size(), o.stride()) for o in outs)
+        return fresh if n_out > 1 else fresh[0]
+
+    op = torch.library.custom_op(f"{NAMESPACE}::{name}", impl, mutates_args=(), schema=schema)
+    op.register_fake(fake)
+    return getattr(getattr(torch.ops, NAMESPACE), name).default
+
+
+def _layouts(pattern: Any, args: tuple, cache: dict[tuple, list | None]) -> list | None:
+    """(shape, stride, dtype) of each pattern output for these input layouts (meta device)."""
+    key = tuple(
+        (tuple(a.shape), a.stride(), a.dtype) if isinstance(a, torch.Tensor) else a for a in args
+    )
+    if key not in cache:
+        try:
+            metas = [
+                torch.empty_strided(a.shape, a.stride(), dtype=a.dtype, device="meta")
+                if isinstance(a, torch.Tensor)
+                else a
+                for a in args
+            ]
+            out = pattern(*metas)
+            outs = list(out) if isinstance(out, (tuple, list)) else [out]
+            cache[key] = [(tuple(o.shape), o.stride(), o.dtype) for o in outs]
+        except Exception:  # noqa: BLE001 - an op without a meta kernel: no layout check
+            cache[key] = None
+    return cache[key]
+
+
+def _same_strides(shape: tuple, a: tuple, b: tuple) -> bool:
+    return all(n <= 1 or x == y for n, x, y in zip(shape, a, b, strict=True))
+
+
+def _conform(out: Any, args: tuple, expected: tuple | None, label: str) -> torch.Tensor:
+    if not isinstance(out, torch.Tensor):
+        raise RuntimeError(f"{label}: replacement returned a {type(out).__name__}, not a tensor")
+    aliased = any(
+        isinstance(a, torch.Tensor)
+        and a.untyped_storage().data_ptr() == out.untyped_storage().data_ptr()
+        for a in args
+    )
+    if expected is None:
+        return out.clone() if aliased else out
+    shape, stride, dtype = expected
+    if tuple(out.shape) != shape or out.dtype != dtype:
+        raise RuntimeError(
+            f"{label}: replacement returned {tuple(out.shape)} {out.dtype}, "
+            f"its pattern gives {shape} {dtype}"
+        )
+    if aliased or not _same_strides(shape, out.stride(), stride):
+        fixed = torch.empty_strided(shape, stride, dtype=dtype, device=out.device)
+        return fixed.copy_(out)
+    return out

@@ -1,0 +1,294 @@
+"""A pass library: many pass folders applied to one FX graph under one conflict rule.
+
+Folders come from anywhere a pass folder is written: ``examples/passes/*``, a synthesizer run
+(``DIR/<task>/pass``), an agent run (``RUN/attempts/<task>/<k>/best`` of correct attempts), or a
+single folder. Matching and rewriting are ``passnet.passes.matcher``'s, so a rule fires in a
+whole model exactly where it fires in a task (upstream SubgraphMatcher semantics; torch.fx's own
+``SubgraphMatcher`` lacks the call normalisation Dynamo graphs need, ``x += y`` as ``iadd``).
+
+Conflict rule (``order="folders"``, the default): rules run one at a time, folders in the
+order given, within a folder in its listed order (upstream's application order); each rule
+rewrites every match in the graph as the earlier rules left it. Nodes an earlier rule replaced
+are gone, so a later rule whose match would overlap them does not fire there: the earlier
+folder wins, and the loss is reported as a skipped overlap (every rule is also matched on the
+untouched graph to find them). ``order="larger"`` sorts rules by pattern size (compute nodes)
+first, folder order breaking ties: a bigger fusion beats a smaller one sharing nodes with it,
+at the price of a folder's own order.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from torch.fx import Graph, GraphModule, Node
+
+from passnet.passes.loader import RULES_FILE, PassLoadError, PassRule, load_pass_dir
+
+# The matcher's internals are reused as they are, so a rule fires identically here and in a task.
+from passnet.passes.matcher import (
+    _at,
+    _Fail,
+    _key,
+    _Match,
+    _Matcher,
+    _no_candidate,
+    _prepare_pattern,
+    _prepare_replacement,
+    _replace,
+    _Replacement,
+    _toposort,
+)
+
+ORDERS = ("folders", "larger")
+_SKIP_DIRS = {"rejected_pass", "pass_dir", "snapshots", "__pycache__"}
+
+
+class LibraryError(Exception):
+    """A library cannot be built: a path holds no pass folder, or a rule cannot be used."""
+
+
+@dataclass
+class LibraryRule:
+    """One rule of the library with what ordering and rewriting need, prepared once."""
+
+    label: str  # "<folder label>:<rule>", unique in the library
+    folder: int  # index of its folder in the library
+    index: int  # position in its folder's rule list
+    rule: PassRule
+    pattern: Any  # the matcher's prepared pattern (graph, inputs, outputs)
+    replacement: _Replacement
+
+    @property
+    def size(self) -> int:
+        """Compute nodes of the pattern: what ``order="larger"`` ranks by."""
+        return sum(n.op not in ("placeholder", "output") for n in self.pattern[0].nodes)
+
+
+@dataclass
+class Fired:
+    """One match that was rewritten: the rule, the replaced graph nodes and where they sit."""
+
+    rule: str
+    nodes: list[str]
+    module: str
+
+
+@dataclass
+class Skipped:
+    """A match on the untouched graph lost to an earlier rule that took some of its nodes."""
+
+    rule: str
+    nodes: list[str]
+    held_by: list[str]
+
+
+@dataclass
+class GraphReport:
+    """What the library did to one graph (Dynamo may hand a backend several)."""
+
+    graph: int
+    nodes: int
+    fired: list[Fired] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    misses: dict[str, str] = field(default_factory=dict)  # rule -> why it matched nothing
+    inner: str = ""
+    note: str = ""
+
+    def counts(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for f in self.fired:
+            out[f.rule] = out.get(f.rule, 0) + 1
+        return out
+
+
+# A hook that chooses the call target of one match (a custom op for Inductor); it returns the
+# replacement to use, or a string saying why the rule's own function is used instead.
+TargetHook = Callable[[LibraryRule, _Match], "_Replacement | str"]
+
+
+def discover(path: str | Path) -> list[Path]:
+    """Pass folders under ``path``: the folder itself, an agent run's correct ``best/``
+    snapshots, or every folder below holding a rule list (synth's ``rejected_pass``, agents'
+    ``pass_dir`` and ``snapshots`` skipped), sorted by path."""
+    root = Path(path)
+    if not root.is_dir():
+        raise LibraryError(f"{path}: not a folder (expected a pass folder or a folder of them)")
+    if (root / RULES_FILE).is_file():
+        return [root]
+    if (root / "trajectories.jsonl").is_file() and (root / "attempts").is_dir():
+        return _agent_best(root)
+    found: list[Path] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS and not d.startswith("."))
+        if RULES_FILE in filenames:
+            found.append(Path(dirpath))
+            dirnames[:] = []
+    if not found:
+        raise LibraryError(f"{path}: no pass folder (no {RULES_FILE}) in it or below it")
+    return found
+
+
+def _agent_best(run: Path) -> list[Path]:
+    from passnet.agent.trajectory import read_trajectories
+
+    records = read_trajectories(run / "trajectories.jsonl")
+    good = sorted((r.task_name, r.attempt) for r in records if r.final_correct)
+    found = [run / "attempts" / t / str(k) / "best" for t, k in good]
+    found = [p for p in found if (p / RULES_FILE).is_file()]
+    if not found:
+        raise LibraryError(f"{run}: agent run with no correct attempt's best/ pass folder")
+    return found
+
+
+def _label(folder: Path) -> str:
+    try:
+        return str(folder.resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(folder)
+
+
+@dataclass
+class PassLibrary:
+    """Rules of several folders in application order (see the module docstring)."""
+
+    folders: list[Path]
+    rules: list[LibraryRule]
+    order: str = "folders"
+
+    @classmethod
+    def load(cls, paths: Iterable[str | Path], order: str = "folders") -> PassLibrary:
+        """Load every pass folder found under ``paths``, in order; errors name the file."""
+        if order not in ORDERS:
+            raise LibraryError(f"unknown order {order!r}; use one of {', '.join(ORDERS)}")
+        folders: list[Path] = []
+        for p in paths:
+            folders += [f for f in discover(p) if f.resolve() not in {x.resolve() for x in folders}]
+        if not folders:
+            raise LibraryError("no pass folder given")
+        rules: list[LibraryRule] = []
+        for i, folder in enumerate(folders):
+            try:
+                pass_set = load_pass_dir(folder)
+            except PassLoadError as e:
+                raise LibraryError(f"pass folder {folder}: {e}") from e
+            for j, rule in enumerate(pass_set.rules):
+                rules.append(_prepare(rule, f"{_label(folder)}:{rule.name}", i, j))
+        if order == "larger":
+            rules.sort(key=lambda r: (-r.size, r.folder, r.index))
+        return cls(folders, rules, order)
+
+    @property
+    def labels(self) -> list[str]:
+        return [r.label for r in self.rules]
+
+    def apply(
+        self, gm: GraphModule, graph_id: int = 0, target: TargetHook | None = None
+    ) -> GraphReport:
+        """Rewrite ``gm`` in place (then ``recompile``); ``target`` may swap each match's call."""
+        graph = gm.graph
+        report = GraphReport(
+            graph_id, sum(n.op not in ("placeholder", "output") for n in graph.nodes)
+        )
+        untouched = {r.label: _find(graph, r)[0] for r in self.rules}
+        taken: dict[Node, str] = {}
+        for r in self.rules:
+            matches, miss = _find(graph, r)
+            if not matches:
+                report.misses[r.label] = miss
+                continue
+            pos = {n: i for i, n in enumerate(graph.nodes)}
+            remap: dict[Node, Node] = {}
+            for m in matches:
+                rep: _Replacement | str = target(r, m) if target else r.replacement
+                if isinstance(rep, str):
+                    report.note += f"{rep}\n"
+                    rep = r.replacement
+                report.fired.append(Fired(r.label, _names(m.compute, pos), _where(m.outputs[0])))
+                taken.update(dict.fromkeys(m.compute, r.label))
+                _replace(graph, m, rep, pos, remap)
+            if len(r.pattern[2]) > 1:
+                _toposort(graph)
+        for r in self.rules:
+            for m in untouched[r.label]:
+                holders = sorted({taken[n] for n in m.compute if taken.get(n, r.label) != r.label})
+                if holders:
+                    order = {n: i for i, n in enumerate(m.compute)}
+                    report.skipped.append(Skipped(r.label, _names(m.compute, order), holders))
+        report.note = report.note.strip()
+        graph.lint()
+        gm.recompile()
+        return report
+
+
+def _prepare(rule: PassRule, label: str, folder: int, index: int) -> LibraryRule:
+    try:
+        pattern = _prepare_pattern(rule)
+        replacement = _prepare_replacement(rule, len(pattern[1]))
+    except Exception as e:
+        raise LibraryError(f"{rule.path}: rule {rule.name}: {type(e).__name__}: {e}") from e
+    return LibraryRule(label, folder, index, rule, pattern, replacement)
+
+
+def _find(graph: Graph, r: LibraryRule) -> tuple[list[_Match], str]:
+    """Every non-overlapping match of one rule (the matcher's own loop) and, if none, why."""
+    claimed: set[Node] = set()
+    matcher = _Matcher(r.pattern, claimed)
+    anchor = matcher.outputs[0]
+    matches: list[_Match] = []
+    best: _Fail | None = None
+    for cand in matcher.candidates(anchor, graph):
+        if cand in claimed:
+            continue
+        res = matcher.match_from(cand, graph)
+        if isinstance(res, _Match):
+            matches.append(res)
+            claimed.update(res.compute)
+        elif best is None or res.score > best.score:
+            best = res
+    if matches:
+        return matches, ""
+    if best is None:
+        return [], _no_candidate(_key(anchor), graph)
+    head = f"closest candidate: node '{best.start.name}' ({_key(best.start)})"
+    return [], f"{head} — {best.text.removeprefix(_at(anchor, best.start))}"
+
+
+def _names(nodes: Sequence[Node], pos: dict[Node, int]) -> list[str]:
+    return [n.name for n in sorted(nodes, key=lambda n: pos.get(n, 0))]
+
+
+def _where(node: Node) -> str:
+    """The module a node was traced in (Dynamo's ``nn_module_stack``), e.g. ``encoder.layer.0.output``."""
+    stack = node.meta.get("nn_module_stack") or {}
+    if not stack:
+        return ""
+    path = str(list(stack.values())[-1][0])
+    for prefix in ("L['self'].", "L['self']"):
+        path = path.removeprefix(prefix)
+    return path.replace("[", ".").replace("]", "").replace("'", "")
+
+
+def summarize(reports: Sequence[GraphReport], labels: Sequence[str]) -> dict[str, Any]:
+    """Counts per rule over every graph (zero for rules that never fired), with where they
+    fired, what they lost to overlaps and, for a rule that never fired, the closest miss."""
+    out: dict[str, Any] = {}
+    for label in labels:
+        fired = [f for r in reports for f in r.fired if f.rule == label]
+        skipped = [s for r in reports for s in r.skipped if s.rule == label]
+        misses = [r.misses[label] for r in reports if label in r.misses]
+        out[label] = {
+            "count": len(fired),
+            "where": [{"module": f.module, "nodes": f.nodes} for f in fired],
+            "skipped_overlaps": [{"nodes": s.nodes, "held_by": s.held_by} for s in skipped],
+            "miss": misses[0] if misses and not fired else "",
+        }
+    return out
+
+
+def library_json(lib: PassLibrary) -> list[dict[str, Any]]:
+    """The library's rules in application order, for reports."""
+    return [{"rule": r.label, "size": r.size, "path": str(r.rule.path)} for r in lib.rules]

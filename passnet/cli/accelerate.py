@@ -1,0 +1,162 @@
+"""``passnet accelerate``: a whole model compiled with a pass library, checked and timed."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from passnet.cli.common import console
+from passnet.cli.common import fail as _fail
+from passnet.cli.options import Rounds
+
+
+def _fmt(x: float | None, spec: str = ",.1f") -> str:
+    return "-" if x is None else format(x, spec)
+
+
+def _print(result) -> None:  # noqa: ANN001 - AccelerateResult, imported lazily
+    rules = Table(title=f"{result.model} {result.shape} — rules fired ({result.device}, "
+                  f"inner {result.inner})", expand=False)  # fmt: skip
+    for col in ("rule", "fired", "where (first 3)", "lost to overlaps"):
+        rules.add_column(col, overflow="fold")
+    for name, r in result.rules.items():
+        where = ", ".join(w["module"] or "+".join(w["nodes"]) for w in r["where"][:3])
+        where += f" (+{len(r['where']) - 3})" if len(r["where"]) > 3 else ""
+        lost = ", ".join(f"{'+'.join(s['nodes'])} to {', '.join(s['held_by'])}"
+                         for s in r["skipped_overlaps"])  # fmt: skip
+        rules.add_row(escape(name), str(r["count"]), escape(where or r["miss"][:160]), escape(lost))
+    console.print(rules)
+    for g in result.graphs:
+        if g["note"]:
+            console.print(f"[yellow]graph {g['graph']}:[/] {escape(g['note'])}", soft_wrap=True)
+    checks = Table(title="outputs vs eager (SPEC tolerance levels)", expand=False)
+    for col in ("side", "tightest t", "max abs diff", "max rel diff", "error"):
+        checks.add_column(col, overflow="fold")
+    for c in result.checks.values():
+        checks.add_row(c.side, _fmt(c.tightest_t, "d"), _fmt(c.max_abs_diff, ".3g"),
+                       _fmt(c.max_rel_diff, ".3g"), escape(c.error[:300]))  # fmt: skip
+    console.print(checks)
+    colour = "green" if result.correct else "red"
+    console.print(f"[{colour}]{escape(result.verdict)}[/]", soft_wrap=True)
+    if result.timing:
+        times = Table(title="end-to-end latency (median of wall time per call)", expand=False)
+        for col in ("side", "median µs", "IQR µs", "noisy"):
+            times.add_column(col)
+        for side, t in result.timing.items():
+            w = t["wall"]
+            times.add_row(side, _fmt(w["median_us"]), _fmt(w["iqr_us"]), str(w["noisy"]))
+        console.print(times)
+        console.print("  ".join(f"{k} = {v:.3f}x" for k, v in result.speedups.items()))
+    console.print(f"[dim]{escape(result.timing_note)}[/]", soft_wrap=True)
+
+
+def accelerate_cmd(
+    model: Annotated[
+        str,
+        typer.Argument(
+            help="a zoo model (bert, torchvision/resnet18, ...) "
+            "or path/to/module.py:factory returning (model, inputs)"
+        ),
+    ],
+    passes: Annotated[
+        list[Path],
+        typer.Option(
+            "--passes",
+            help="pass folder, or a folder of them (examples/passes, a synth --out "
+            "folder, an agent run); repeat for more; earlier folders win overlaps",
+        ),
+    ],
+    device: Annotated[str, typer.Option(help="cpu (Triton interpreter) or cuda[:N]")] = "cpu",
+    batch: Annotated[
+        int | None, typer.Option(min=1, help="batch size [the zoo's first shape]")
+    ] = None,
+    size: Annotated[
+        int | None, typer.Option(min=1, help="sequence length / resolution / samples")
+    ] = None,
+    dtype: Annotated[str, typer.Option(help="float32, float16 or bfloat16")] = "float32",
+    inner: Annotated[
+        str, typer.Option(help="what compiles the rest: inductor or eager")
+    ] = "inductor",
+    order: Annotated[
+        str,
+        typer.Option(
+            help="conflict rule: folders (earlier folder, then a "
+            "folder's own order) or larger (bigger pattern first)"
+        ),
+    ] = "folders",
+    baselines: Annotated[
+        bool | None,
+        typer.Option(
+            "--baselines/--no-baselines", help="also compile with Inductor alone [on CUDA]"
+        ),
+    ] = None,
+    time_it: Annotated[
+        bool | None,
+        typer.Option(
+            "--time/--no-time", help="time every side [on CUDA; on CPU the times mean nothing]"
+        ),
+    ] = None,
+    warmup: Annotated[int, typer.Option(min=0, help="untimed calls per side")] = 20,
+    trials: Annotated[int, typer.Option(min=1, help="timed calls per side")] = 100,
+    rounds: Rounds = 4,
+    strict_t: Annotated[int, typer.Option(help="tolerance level the outputs must pass")] = -4,
+    json_out: Annotated[Path | None, typer.Option("--json", help="write the result here")] = None,
+) -> None:
+    """Compile MODEL with a pass library inside torch.compile; report which rules fired where,
+    check outputs against eager, time eager vs Inductor vs passnet (docs/accelerate.md).
+    Exit 0 correct, 1 incorrect, 2 usage error."""
+    if device.startswith("cuda"):
+        import torch
+
+        if not torch.cuda.is_available():
+            _fail("--device cuda asked for, but PyTorch sees no CUDA GPU; use --device cpu.")
+    elif device == "cpu":
+        os.environ.setdefault("TRITON_INTERPRET", "1")  # before anything imports Triton
+    else:
+        _fail(f"unknown --device {device!r}; use cpu or cuda[:N].")
+    # Triton reads TRITON_INTERPRET when it is imported, and torch._dynamo imports it
+    from passnet.accelerate.backend import INNERS
+    from passnet.accelerate.library import ORDERS
+
+    if inner not in INNERS:
+        _fail(f"unknown --inner {inner!r}; use one of {', '.join(INNERS)}.")
+    if order not in ORDERS:
+        _fail(f"unknown --order {order!r}; use one of {', '.join(ORDERS)}.")
+    if json_out:
+        from passnet.runner.paths import file_problem
+
+        if problem := file_problem(json_out, "--json"):
+            _fail(problem)
+    from passnet.accelerate.library import LibraryError, PassLibrary
+    from passnet.accelerate.models import ModelError, load_model
+    from passnet.accelerate.run import accelerate
+
+    try:
+        library = PassLibrary.load(passes, order=order)
+        loaded = load_model(model, batch=batch, size=size, device=device, dtype=dtype)
+    except (LibraryError, ModelError) as e:
+        _fail(str(e))
+        return
+    with console.status(f"compiling and checking {loaded.name} ..."):
+        result = accelerate(loaded, library, device=device, dtype=dtype, inner=inner,
+                            baselines=baselines, time_it=time_it, warmup=warmup, trials=trials,
+                            rounds=rounds, strict_t=strict_t)  # fmt: skip
+    if time_it and not device.startswith("cuda"):
+        result.timing_note = "timed on CPU at your request: Triton's interpreter ran the passes, the times mean nothing"
+    _print(result)
+    if json_out:
+        json_out.write_text(
+            json.dumps(result.to_json(), indent=2, default=str) + "\n", encoding="utf-8"
+        )
+        console.print(f"[dim]result written to {escape(str(json_out))}[/]")
+    raise typer.Exit(code=0 if result.correct else 1)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("accelerate")(accelerate_cmd)

@@ -1,0 +1,190 @@
+"""Whole-model acceleration (passnet/accelerate): the backend inside torch.compile on a real zoo
+model through Triton's interpreter, the library's conflict rule, ``passnet accelerate``."""
+
+from __future__ import annotations
+
+import json
+import os
+import textwrap
+import warnings
+from pathlib import Path
+
+os.environ.setdefault("TRITON_INTERPRET", "1")  # before torch._dynamo imports Triton
+
+import pytest
+import torch
+from typer.testing import CliRunner
+
+import passnet
+from passnet.accelerate import LibraryError, PassLibrary
+from passnet.accelerate.models import ModelError, load_model
+from passnet.cli import app
+from passnet.evaluation.compare import compare_outputs
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "examples" / "passes"
+BERT_SITES = 5  # embeddings + 2 layers x (attention output, output): add then LayerNorm(128)
+
+RULE = """
+import torch
+
+def pattern({args}):
+    return {body}
+
+def replacement_args({args}):
+    return ({args},)
+
+@torch.fx.wrap
+def {fn}({args}):
+    return {body}
+
+def replacement_func():
+    return {fn}
+"""
+
+
+def _folder(root: Path, name: str, args: str, body: str) -> Path:
+    """A pass folder with one rule whose replacement computes its own pattern in torch."""
+    folder = root / name
+    folder.mkdir(parents=True)
+    rule = f"Fuse{name.title().replace('_', '')}"
+    code = RULE.format(args=args, body=body, fn=f"fused_{name}")
+    (folder / f"{rule}.py").write_text(textwrap.dedent(code), encoding="utf-8")
+    (folder / "sorted_output_pass_rule_names.json").write_text(json.dumps([rule]))
+    return folder
+
+
+class AddReluAdd(torch.nn.Module):
+    def forward(self, a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> torch.Tensor:
+        return torch.relu(a + b) + c
+
+
+def _inputs() -> tuple[torch.Tensor, ...]:
+    g = torch.Generator().manual_seed(0)
+    return tuple(torch.randn(4, 8, generator=g) for _ in range(3))
+
+
+@pytest.fixture
+def folders(tmp_path: Path) -> tuple[Path, Path]:
+    add_relu = _folder(tmp_path, "add_relu", "x, y", "torch.relu(x + y)")
+    add = _folder(tmp_path, "add", "x, y", "x + y")
+    return add_relu, add
+
+
+def test_backend_fires_on_bert_inside_inductor() -> None:
+    """A real model: the pass fires at every site, survives Inductor as a custom op, runs."""
+    loaded = load_model("bert", batch=1, size=16)
+    be = passnet.backend(passes=EXAMPLES, inner="inductor")
+    rule = be.library.rules[0].rule
+    calls = []
+    kernel = rule.replacement
+    rule.replacement = lambda *a: calls.append(1) or kernel(*a)  # the op reads it per call
+    with torch.no_grad():
+        reference = loaded()
+        out = loaded(torch.compile(loaded.model, backend=be))
+    assert be.fired() == {"examples/passes/add_layer_norm:FuseAddLayerNorm": BERT_SITES}
+    assert [r.inner for r in be.reports] == ["inductor"] and not be.reports[0].note
+    assert len(calls) == BERT_SITES  # the Triton kernel ran inside Inductor's code
+    where = be.summary()["examples/passes/add_layer_norm:FuseAddLayerNorm"]["where"]
+    assert where[1]["module"] == "encoder.layer.0.attention.output.LayerNorm"
+    comparison = compare_outputs(dict(out), dict(reference))
+    assert comparison.tightest_passing_t is not None and comparison.tightest_passing_t <= -4
+
+
+def test_conflict_rule_earlier_folder_wins(folders: tuple[Path, Path]) -> None:
+    add_relu, add = folders
+    model, args = AddReluAdd(), _inputs()
+    for paths, order, fired, lost in [
+        ([add_relu, add], "folders", {"add_relu": 1, "add": 1}, ("add", "add_relu")),
+        ([add, add_relu], "folders", {"add": 2, "add_relu": 0}, ("add_relu", "add")),
+        ([add, add_relu], "larger", {"add": 1, "add_relu": 1}, ("add", "add_relu")),
+    ]:
+        lib = PassLibrary.load(paths, order=order)
+        gm = torch.fx.symbolic_trace(model)
+        report = lib.apply(gm)
+        counts = {label.split("/")[-1].split(":")[0]: n for label, n in _counts(report, lib)}
+        assert counts == fired, (paths, order)
+        (skip,) = report.skipped
+        loser, winner = lost
+        assert skip.rule.endswith(f"{loser}:Fuse{loser.title().replace('_', '')}")
+        assert skip.held_by[0].split("/")[-1].startswith(f"{winner}:") and "add" in skip.nodes
+        torch.testing.assert_close(gm(*args), model(*args), rtol=0, atol=0)
+
+
+def _counts(report, lib: PassLibrary) -> list[tuple[str, int]]:  # noqa: ANN001
+    return [(label, report.counts().get(label, 0)) for label in lib.labels]
+
+
+def test_library_discovers_folders_and_rejects_bad_ones(tmp_path: Path) -> None:
+    _folder(tmp_path / "synth" / "task_a", "pass", "x, y", "x + y")
+    _folder(tmp_path / "synth" / "task_b", "rejected_pass", "x, y", "x - y")
+    lib = PassLibrary.load([tmp_path / "synth", EXAMPLES])
+    assert [f.parent.name for f in lib.folders] == ["task_a", "passes"]
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(LibraryError, match="no pass folder"):
+        PassLibrary.load([tmp_path / "empty"])
+    with pytest.raises(LibraryError, match=r"syntax_error.*SyntaxError"):
+        PassLibrary.load([ROOT / "tests" / "passes" / "syntax_error"])
+    with pytest.raises(ModelError, match="unknown model 'no-such-model'"):
+        load_model("no-such-model")
+    with pytest.raises(ModelError, match="no such file"):
+        load_model(str(tmp_path / "missing.py") + ":make")
+
+
+def test_unregistrable_replacement_runs_eagerly_and_says_so(
+    folders: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("passnet.accelerate.customops.op_target", lambda r, m: "no op for you")
+    model, args = AddReluAdd(), _inputs()
+    be = passnet.backend(passes=[folders[0]], inner="inductor")
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        out = torch.compile(model, backend=be)(*args)
+    assert any("runs eagerly, without Inductor" in str(w.message) for w in seen)
+    assert be.reports[0].inner == "eager" and "no op for you" in be.reports[0].note
+    assert sum(be.fired().values()) == 1
+    torch.testing.assert_close(out, model(*args))
+
+
+def test_named_backend_reads_its_library_from_the_environment(
+    folders: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PASSNET_PASSES", os.pathsep.join(map(str, folders)))
+    monkeypatch.setenv("PASSNET_INNER", "eager")
+    model, args = AddReluAdd(), _inputs()
+    torch._dynamo.reset()
+    torch.testing.assert_close(torch.compile(model, backend="passnet")(*args), model(*args))
+    from passnet.accelerate.backend import _NAMED
+
+    (be,) = [b for k, b in _NAMED.items() if k[1] == "eager" and str(folders[0]) in k[0]]
+    assert sum(be.fired().values()) == 2
+
+
+def test_cli_on_a_zoo_model_and_a_factory(tmp_path: Path, folders: tuple[Path, Path]) -> None:
+    out = tmp_path / "bert.json"
+    args = ["accelerate", "bert", "--passes", str(EXAMPLES), "--size", "16", "--inner", "eager"]
+    res = CliRunner().invoke(app, [*args, "--time", "--warmup", "1", "--trials", "2",
+                                   "--rounds", "1", "--json", str(out)])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    data = json.loads(out.read_text())
+    assert data["fired"] == BERT_SITES and data["correct"]
+    assert data["checks"]["passnet"]["tightest_t"] <= -4
+    assert set(data["timing"]) == {"eager", "passnet"} and "mean nothing" in data["timing_note"]
+    module = tmp_path / "mine.py"
+    module.write_text(
+        "import torch\n"
+        "class M(torch.nn.Module):\n"
+        "    def forward(self, a, b, c):\n"
+        "        return torch.relu(a + b) + c\n"
+        "def make(batch=2):\n"
+        "    return M(), tuple(torch.randn(batch, 8) for _ in range(3))\n"
+    )
+    res = CliRunner().invoke(
+        app, ["accelerate", f"{module}:make", "--passes", str(folders[0]), "--inner", "eager"]
+    )
+    assert res.exit_code == 0, res.output
+    assert "add_relu:FuseAddRelu" in res.output and "not timed on CPU" in res.output
+    bad = CliRunner().invoke(app, ["accelerate", "no-such-model", "--passes", str(EXAMPLES)])
+    assert bad.exit_code == 2 and "unknown model" in bad.output
+    bad = CliRunner().invoke(app, ["accelerate", "bert", "--passes", str(tmp_path / "none")])
+    assert bad.exit_code == 2 and "not a folder" in bad.output
