@@ -33,7 +33,11 @@ _SUBCOMMAND_MODULES = (
     "passnet.cli.dataset",
     "passnet.cli.synth",
     "passnet.cli.accelerate",
+    "passnet.cli.train",
 )
+# Optional third-party packages whose absence leaves a module out (its ``ModuleNotFoundError``
+# names them); any other missing module is a broken install and is raised.
+_OPTIONAL = {"passnet.cli.train": ("trl",)}
 
 
 def _register_subcommands() -> None:
@@ -43,7 +47,8 @@ def _register_subcommands() -> None:
         try:
             module = importlib.import_module(name)
         except ModuleNotFoundError as exc:
-            if exc.name is None or not name.startswith(exc.name):
+            optional = exc.name in _OPTIONAL.get(name, ())
+            if exc.name is None or not (optional or name.startswith(exc.name)):
                 raise
             continue
         module.register(app)
