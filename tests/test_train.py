@@ -227,3 +227,22 @@ def test_train_commands_are_left_out_without_trl(monkeypatch: pytest.MonkeyPatch
     cli._register_subcommands()
     groups = {g.name for g in fresh.registered_groups}
     assert "agent" in groups and "train" not in groups
+
+
+def test_one_grpo_step_against_the_reward(chain: dict) -> None:
+    from datasets import Dataset
+    from trl import GRPOConfig, GRPOTrainer
+
+    from passnet.train.reward import PassReward, grpo_rows
+
+    root, task = chain["root"], chain["task"]
+    args = GRPOConfig(output_dir=str(root / "grpo"), per_device_train_batch_size=2,
+                      num_generations=2, max_completion_length=8, max_steps=1, logging_steps=1,
+                      save_strategy="no", report_to="none", use_cpu=True)  # fmt: skip
+    reward = PassReward([task], parameters=PARAMS)
+    trainer = GRPOTrainer(model=str(root / "ckpt"), reward_funcs=reward, args=args,
+                          train_dataset=Dataset.from_list(grpo_rows([task]) * 2))  # fmt: skip
+    assert trainer.train().global_step == 1
+    logged = trainer.state.log_history[0]
+    assert logged["rewards/passnet_AS/mean"] == 0.0  # a random model writes no pass
+    assert len(reward.last) == 2

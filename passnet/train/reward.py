@@ -152,3 +152,11 @@ class PassReward:
             scored = list(pool.map(self._one, tasks, texts))
         self.last = [detail for _, detail in scored]
         return [float(r) for r, _ in scored]
+
+
+def grpo_rows(tasks: list[Task], device: str = "cpu", b: float = 0.1) -> list[dict[str, Any]]:
+    """A GRPO prompt per task (conversational): the agent's system prompt and the task
+    statement, answered in one turn that writes the pass; ``task`` is what ``PassReward`` reads."""
+    from passnet.agent.prompting import initial_messages
+
+    return [{"prompt": initial_messages(t, 1, b, device), "task": str(t.path)} for t in tasks]
