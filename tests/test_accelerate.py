@@ -36,6 +36,7 @@ def replacement_args({args}):
 
 @torch.fx.wrap
 def {fn}({args}):
+    {guard}
     return {body}
 
 def replacement_func():
@@ -43,12 +44,12 @@ def replacement_func():
 """
 
 
-def _folder(root: Path, name: str, args: str, body: str) -> Path:
+def _folder(root: Path, name: str, args: str, body: str, guard: str = "pass") -> Path:
     """A pass folder with one rule whose replacement computes its own pattern in torch."""
     folder = root / name
     folder.mkdir(parents=True)
     rule = f"Fuse{name.title().replace('_', '')}"
-    code = RULE.format(args=args, body=body, fn=f"fused_{name}")
+    code = RULE.format(args=args, body=body, fn=f"fused_{name}", guard=guard)
     (folder / f"{rule}.py").write_text(textwrap.dedent(code), encoding="utf-8")
     (folder / "sorted_output_pass_rule_names.json").write_text(json.dumps([rule]))
     return folder
@@ -144,6 +145,25 @@ def test_unregistrable_replacement_runs_eagerly_and_says_so(
     assert be.reports[0].inner == "eager" and "no op for you" in be.reports[0].note
     assert sum(be.fired().values()) == 1
     torch.testing.assert_close(out, model(*args))
+
+
+def test_a_guard_refusing_a_site_falls_back_to_the_pattern(tmp_path: Path) -> None:
+    """A synth pass's guard raises ValueError at a site of another shape: that call runs the
+    pattern, counted, and the model stays correct (gemma and phi hit this with a mul+add)."""
+    guard = "if x.shape[0] != 4: raise ValueError('written for 4 rows')"
+    folder = _folder(tmp_path, "guarded", "x, y", "torch.relu(x + y)", guard)
+
+    class TwoSites(torch.nn.Module):
+        def forward(self, a, b, c, d) -> tuple[torch.Tensor, ...]:  # noqa: ANN001
+            return torch.relu(a + b), torch.relu(c + d)
+
+    model, args = TwoSites(), (*torch.randn(2, 4, 8), *torch.randn(2, 3, 8))
+    be = passnet.backend(passes=folder, inner="inductor")
+    out = torch.compile(model, backend=be)(*args)
+    torch.testing.assert_close(out, model(*args))
+    (rule,) = be.summary().values()
+    assert rule["count"] == 2 and rule["fallback_calls"] == 1
+    assert "written for 4 rows" in rule["fallback_reason"]
 
 
 def test_named_backend_reads_its_library_from_the_environment(

@@ -74,7 +74,7 @@ class PassnetBackend:
 
     def summary(self) -> dict[str, Any]:
         """Per rule: how often it fired, where, overlaps it lost, the closest miss."""
-        return summarize(self.reports, self.library.labels)
+        return summarize(self.reports, self.library.rules)
 
     def fired(self) -> dict[str, int]:
         return {k: v["count"] for k, v in self.summary().items()}

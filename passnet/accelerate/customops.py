@@ -4,8 +4,9 @@ Inductor retraces a graph with fake tensors; a replacement that launches a Trito
 run on those, and a plain Python call would be traced through. A custom op is opaque instead:
 Inductor keeps it as one call (an extern kernel) and fuses the ops around it. Its fake
 implementation is the rule's own *pattern* run on the fake inputs, so shapes, dtypes and
-strides are eager's by construction. The real implementation calls ``replacement_args`` and the
-replacement, then makes the result agree with that promise: an output aliasing an input is
+strides are eager's by construction. The real implementation is the library's guarded call
+(``replacement_args``, the replacement, the pattern itself if a guard raises ValueError), and
+the result is made to agree with that promise: an output aliasing an input is
 copied (custom ops may not return views), an output whose strides differ from the pattern's is
 copied into the pattern's layout (found once per input layout on the meta device), and a
 shape or dtype the pattern does not produce is an error naming the rule. One op is registered
@@ -77,8 +78,7 @@ def _register(r: LibraryRule, schema: str, n_out: int) -> Any:
     layouts: dict[tuple, list | None] = {}
 
     def impl(*args: Any) -> Any:
-        call = rule.replacement_args(*args)
-        out = rule.replacement(*call) if isinstance(call, (tuple, list)) else rule.replacement(call)
+        out = r.call(*args)  # a guard's ValueError runs the pattern instead (library.py)
         outs = list(out) if n_out > 1 else [out]
         if len(outs) != n_out:
             raise RuntimeError(

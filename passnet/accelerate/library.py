@@ -14,6 +14,10 @@ folder wins, and the loss is reported as a skipped overlap (every rule is also m
 untouched graph to find them). ``order="larger"`` sorts rules by pattern size (compute nodes)
 first, folder order breaking ties: a bigger fusion beats a smaller one sharing nodes with it,
 at the price of a folder's own order.
+
+A replacement that raises ValueError on a call (its guard refusing a rank or layout it was not
+written for, at a site its pattern matched) falls back to the pattern for that call; such
+calls are counted per rule (``fallback_calls``), never hidden.
 """
 
 from __future__ import annotations
@@ -60,7 +64,12 @@ class LibraryRule:
     index: int  # position in its folder's rule list
     rule: PassRule
     pattern: Any  # the matcher's prepared pattern (graph, inputs, outputs)
-    replacement: _Replacement
+    replacement: _Replacement  # the matcher's call, kept for its argument checks
+    fallbacks: int = 0  # calls whose replacement refused its inputs (ValueError)
+    fallback_reason: str = ""
+
+    def __post_init__(self) -> None:
+        self.call = _guarded(self)
 
     @property
     def size(self) -> int:
@@ -203,10 +212,11 @@ class PassLibrary:
             pos = {n: i for i, n in enumerate(graph.nodes)}
             remap: dict[Node, Node] = {}
             for m in matches:
-                rep: _Replacement | str = target(r, m) if target else r.replacement
+                plain = _Replacement(r.call, r.rule.name, None)
+                rep: _Replacement | str = target(r, m) if target else plain
                 if isinstance(rep, str):
                     report.note += f"{rep}\n"
-                    rep = r.replacement
+                    rep = plain
                 report.fired.append(Fired(r.label, _names(m.compute, pos), _where(m.outputs[0])))
                 taken.update(dict.fromkeys(m.compute, r.label))
                 _replace(graph, m, rep, pos, remap)
@@ -231,6 +241,30 @@ def _prepare(rule: PassRule, label: str, folder: int, index: int) -> LibraryRule
     except Exception as e:
         raise LibraryError(f"{rule.path}: rule {rule.name}: {type(e).__name__}: {e}") from e
     return LibraryRule(label, folder, index, rule, pattern, replacement)
+
+
+def _guarded(r: LibraryRule) -> Callable:
+    """Replacement_args then the replacement, on the pattern's inputs; a ValueError (a pass's
+    guard refusing a shape it was not written for) runs the pattern itself instead, counted.
+
+    In a task an unfit input fails the variant; in a whole model the same rule may match a
+    site of another rank or layout, and the pattern is exactly what the graph computed there."""
+    rule = r.rule
+
+    def call(*inputs: Any) -> Any:
+        args = rule.replacement_args(*inputs)
+        try:
+            if isinstance(args, (tuple, list)):
+                return rule.replacement(*args)
+            return rule.replacement(args)
+        except ValueError as e:
+            r.fallbacks += 1
+            r.fallback_reason = r.fallback_reason or f"ValueError: {e}"[:300]
+            return rule.pattern(*inputs)
+
+    call.__name__ = call.__qualname__ = getattr(rule.replacement, "__name__", rule.name)
+    call.__module__ = getattr(rule.replacement, "__module__", None) or "pass_dir"
+    return call
 
 
 def _find(graph: Graph, r: LibraryRule) -> tuple[list[_Match], str]:
@@ -272,11 +306,13 @@ def _where(node: Node) -> str:
     return path.replace("[", ".").replace("]", "").replace("'", "")
 
 
-def summarize(reports: Sequence[GraphReport], labels: Sequence[str]) -> dict[str, Any]:
+def summarize(reports: Sequence[GraphReport], rules: Sequence[LibraryRule]) -> dict[str, Any]:
     """Counts per rule over every graph (zero for rules that never fired), with where they
-    fired, what they lost to overlaps and, for a rule that never fired, the closest miss."""
+    fired, what they lost to overlaps, calls that fell back to the pattern and, for a rule
+    that never fired, the closest miss."""
     out: dict[str, Any] = {}
-    for label in labels:
+    for rule in rules:
+        label = rule.label
         fired = [f for r in reports for f in r.fired if f.rule == label]
         skipped = [s for r in reports for s in r.skipped if s.rule == label]
         misses = [r.misses[label] for r in reports if label in r.misses]
@@ -285,6 +321,8 @@ def summarize(reports: Sequence[GraphReport], labels: Sequence[str]) -> dict[str
             "where": [{"module": f.module, "nodes": f.nodes} for f in fired],
             "skipped_overlaps": [{"nodes": s.nodes, "held_by": s.held_by} for s in skipped],
             "miss": misses[0] if misses and not fired else "",
+            "fallback_calls": rule.fallbacks,
+            "fallback_reason": rule.fallback_reason,
         }
     return out
 

@@ -20,18 +20,28 @@ def _fmt(x: float | None, spec: str = ",.1f") -> str:
     return "-" if x is None else format(x, spec)
 
 
-def _print(result) -> None:  # noqa: ANN001 - AccelerateResult, imported lazily
+def _print(result, all_rules: bool = False) -> None:  # noqa: ANN001 - AccelerateResult
     rules = Table(title=f"{result.model} {result.shape} — rules fired ({result.device}, "
                   f"inner {result.inner})", expand=False)  # fmt: skip
-    for col in ("rule", "fired", "where (first 3)", "lost to overlaps"):
+    for col in ("rule", "fired", "where (first 3)", "lost to overlaps", "fell back"):
         rules.add_column(col, overflow="fold")
+    idle = 0
     for name, r in result.rules.items():
+        if not (all_rules or r["count"] or r["skipped_overlaps"]):
+            idle += 1
+            continue
         where = ", ".join(w["module"] or "+".join(w["nodes"]) for w in r["where"][:3])
         where += f" (+{len(r['where']) - 3})" if len(r["where"]) > 3 else ""
         lost = ", ".join(f"{'+'.join(s['nodes'])} to {', '.join(s['held_by'])}"
-                         for s in r["skipped_overlaps"])  # fmt: skip
-        rules.add_row(escape(name), str(r["count"]), escape(where or r["miss"][:160]), escape(lost))
+                         for s in r["skipped_overlaps"][:3])  # fmt: skip
+        lost += f" (+{len(r['skipped_overlaps']) - 3})" if len(r["skipped_overlaps"]) > 3 else ""
+        back = f"{r['fallback_calls']} calls: {r['fallback_reason']}" if r["fallback_calls"] else ""
+        rules.add_row(escape(name), str(r["count"]), escape(where or r["miss"][:160]),
+                      escape(lost), escape(back))  # fmt: skip
     console.print(rules)
+    if idle:
+        console.print(f"[dim]{idle} more rule(s) matched nothing (--all-rules lists them "
+                      "with their closest miss)[/]")  # fmt: skip
     for g in result.graphs:
         if g["note"]:
             console.print(f"[yellow]graph {g['graph']}:[/] {escape(g['note'])}", soft_wrap=True)
@@ -107,6 +117,12 @@ def accelerate_cmd(
     rounds: Rounds = 4,
     strict_t: Annotated[int, typer.Option(help="tolerance level the outputs must pass")] = -4,
     json_out: Annotated[Path | None, typer.Option("--json", help="write the result here")] = None,
+    all_rules: Annotated[
+        bool,
+        typer.Option(
+            "--all-rules", help="list rules that matched nothing too, with their closest miss"
+        ),
+    ] = False,
 ) -> None:
     """Compile MODEL with a pass library inside torch.compile; report which rules fired where,
     check outputs against eager, time eager vs Inductor vs passnet (docs/accelerate.md).
@@ -149,7 +165,7 @@ def accelerate_cmd(
                             rounds=rounds, strict_t=strict_t)  # fmt: skip
     if time_it and not device.startswith("cuda"):
         result.timing_note = "timed on CPU at your request: Triton's interpreter ran the passes, the times mean nothing"
-    _print(result)
+    _print(result, all_rules)
     if json_out:
         json_out.write_text(
             json.dumps(result.to_json(), indent=2, default=str) + "\n", encoding="utf-8"
