@@ -43,7 +43,8 @@ def _workers(n: int | None) -> int:
     return n if n and n > 0 else default_workers()
 
 
-def _report(report) -> None:  # noqa: ANN001 - StageReport
+def _report(report, fail_exit: bool = False) -> None:  # noqa: ANN001 - StageReport
+    """Print what a stage did; with ``fail_exit``, exit 1 after it if anything failed."""
     parts = ", ".join(f"{k} {v}" for k, v in sorted(report.by_status.items())) or "nothing to do"
     console.print(
         f"[bold]{report.stage}[/]: {parts}; {report.skipped_done} already done; {report.seconds:.1f} s"
@@ -54,6 +55,8 @@ def _report(report) -> None:  # noqa: ANN001 - StageReport
         console.print(f"  [yellow]{escape(failure)}[/]", soft_wrap=True)
     for note in report.notes[:50]:
         console.print(f"  [dim]{escape(note)}[/]", soft_wrap=True)
+    if fail_exit and report.failures:
+        raise typer.Exit(code=1)
 
 
 @dataset_app.command("build")
@@ -110,9 +113,7 @@ def import_cmd(
                                         retry_failed=retry_failed)  # fmt: skip
     except _user_errors() as e:
         _fail(str(e))
-    _report(report)
-    if report.failures:  # the valid graphs are in; the exit code says some were not
-        raise typer.Exit(code=1)
+    _report(report, fail_exit=True)  # the valid graphs are in; the exit code says some were not
 
 
 @dataset_app.command("decompose")
@@ -148,9 +149,7 @@ def decompose_cmd(
         report = pipeline.decompose(root, cfg, workers=_workers(workers), redo=redo)
     except _user_errors() as e:
         _fail(str(e))
-    _report(report)
-    if report.failures:  # the subgraphs cut are in; the exit code says some graphs failed
-        raise typer.Exit(code=1)
+    _report(report, fail_exit=True)  # the subgraphs cut are in; exit 1 says some graphs failed
 
 
 @dataset_app.command("tasks")
