@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Issue 17 on the GPU machine: whole models compiled with the pass library (examples/passes plus
+# the synthesizer's passes for the bundled suite), outputs checked against eager, and end-to-end
+# latency of eager, Inductor (default, reduce-overhead) and passnet (Inductor, reduce-overhead)
+# timed side by side; one JSON per model and batch in $OUT/accelerate, a table in
+# $OUT/accelerate/table.md. MODELS and BATCHES override the lists (MODEL@SIZE sets --size);
+# SYNTH=DIR reuses a synth output folder. Torchvision and timm models need those packages
+# (their wheels in .whl/, as for scripts/gpu_check.sh); a model whose library is missing is
+# reported and skipped.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-out}; mkdir -p "$OUT/accelerate"
+if ls .whl/*.whl >/dev/null 2>&1; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+    --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site:$PWD
+else
+  export PYTHONPATH=$PWD
+fi
+export PYTHONUNBUFFERED=1
+nvidia-smi --query-gpu=name,driver_version --format=csv | tee "$OUT/accelerate/gpu.txt"
+SYNTH=${SYNTH:-$OUT/synth}
+if [ ! -f "$SYNTH/summary.json" ]; then
+  python3 -m passnet.cli synth examples/suite --out "$SYNTH" --device cuda 2>&1 | tail -4
+fi
+MODELS=${MODELS:-"bert gpt2 t5-encoder vit clip-vision swin convnext whisper-encoder \
+  torchvision/resnet18@224 torchvision/mobilenet_v3_small@224 torchvision/vit_b_16@224 \
+  timm/resnet10t@224 timm/levit_128s@224"}
+for entry in $MODELS; do
+  model=${entry%@*}; size=""
+  [ "$entry" != "$model" ] && size="--size ${entry#*@}"
+  for b in ${BATCHES:-1 8}; do
+    tag=$(echo "$model-b$b" | tr '/' '_')
+    echo "== $model batch $b"
+    # shellcheck disable=SC2086
+    python3 -m passnet.cli accelerate "$model" --passes examples/passes --passes "$SYNTH" \
+      --device cuda --batch "$b" $size --json "$OUT/accelerate/$tag.json" 2>&1 | tail -12
+  done
+done
+python3 - "$OUT/accelerate" <<'EOF' | tee "$OUT/accelerate/table.md"
+import json, sys
+from pathlib import Path
+sides = ["eager", "inductor", "inductor-ro", "passnet", "passnet-ro"]
+print("| model | shape | fired | t (passnet) | " + " | ".join(f"{s} µs" for s in sides)
+      + " | eager/passnet | inductor/passnet | inductor-ro/passnet-ro |")
+print("|" + "---|" * (len(sides) + 7))
+for f in sorted(Path(sys.argv[1]).glob("*.json")):
+    d = json.loads(f.read_text())
+    med = {s: d["timing"].get(s, {}).get("wall", {}).get("median_us") for s in sides}
+    sp = d["speedups"]
+    cells = [f"{med[s]:,.0f}" if med[s] else "-" for s in sides]
+    ratios = [f"{sp[k]:.3f}x" if k in sp else "-"
+              for k in ("eager/passnet", "inductor/passnet", "inductor-ro/passnet-ro")]
+    t = d["checks"].get("passnet", {}).get("tightest_t")
+    print(f"| {d['model']} | {d['shape']} | {d['fired']} | {t} | " + " | ".join(cells + ratios) + " |")
+EOF
