@@ -235,8 +235,9 @@ def test_code_that_fails_names_model_py(broken: Path) -> None:
     model = broken / "model.py"
     model.write_text(TINY_MODEL.replace("return (torch.relu(y),)", "raise ValueError('boom')"))
     with pytest.raises(
-        SampleError, match=r"model\.py: forward failed at line 7 \(raise ValueError\('boom'\)\): "
-        r"ValueError: boom"
+        SampleError,
+        match=r"model\.py: forward failed at line 7 \(raise ValueError\('boom'\)\): "
+        r"ValueError: boom",
     ):
         run_sample(load_sample(broken))
     model.write_text(TINY_MODEL.replace("import torch", "import torch\nimport not_a_module_xyz"))
@@ -416,3 +417,89 @@ def test_an_eps_rounded_to_zero_is_drawn_positive() -> None:
                             mean=0.0, std=0.0), seed=seed)  # fmt: skip
         assert 0 < float(eps) < 1e-4
     assert float(_single(_meta("bias", [], mean=0.0, std=0.0), seed=1)) != 0.0
+
+
+# --- value ranges from how model.py uses an argument ---------------------------------------------
+
+ROLES_MODEL = """import torch
+
+
+class GraphModule(torch.nn.Module):
+    def forward(
+        self,
+        x: torch.Tensor,
+        L_drop_: torch.Tensor,
+        L_bn_var_: torch.Tensor,
+        L_bn_mom_: torch.Tensor,
+        L_bn_tol_: torch.Tensor,
+        L_ids_: torch.Tensor,
+        L_table_: torch.Tensor,
+    ):
+        l_drop_ = L_drop_
+        item = l_drop_.item()
+        l_drop_ = None
+        y = torch.nn.functional.dropout(x, p=item, training=False)
+        item = None
+        item = L_bn_mom_.item()
+        item_1 = L_bn_tol_.item()
+        z = torch.batch_norm(
+            y, None, None, torch.zeros(4), L_bn_var_, False, item, item_1, False
+        )
+        e = torch.nn.functional.embedding(L_ids_, L_table_)
+        return (z, e)
+"""
+
+
+def _roles_sample(tmp_path: Path) -> Sample:
+    """Scalars recorded as GraphNet records them (3 decimals, std 0, no data) that only their
+    use in model.py gives a meaning: a dropout p of 0.000 (ELiRF mbart, distilbart-qgen, TrOCR,
+    X-CLIP samples), an eps and a momentum under names that do not say so, a running_var with
+    no min_val, and token ids whose statistics reach past the embedding table."""
+    metas = [
+        _meta("x", [2, 4, 3], mean=0.0, std=1.0),
+        _meta("L_drop_", [], "torch.float64", mean=0.0, std=0.0),
+        _meta("L_bn_var_", [4], mean=0.05, std=2.0),
+        _meta("L_bn_mom_", [], "torch.float64", mean=0.0, std=0.0),
+        _meta("L_bn_tol_", [], "torch.float64", mean=0.0, std=0.0),
+        _meta("L_ids_", [2, 64], "torch.int64", mean=50.0, std=40.0),
+        _meta("L_table_", [10, 3], mean=0.0, std=1.0),
+    ]
+    return write_sample(tmp_path / "roles", ROLES_MODEL, metas, {})
+
+
+def test_values_stay_in_the_range_their_use_demands(tmp_path: Path) -> None:
+    """A dropout p drawn around 0.000 went negative ('dropout probability has to be between 0
+    and 1', gpssohi/distilbart-qgen-6-6 on seeds 0-2); so did an eps not named eps, and token
+    ids drawn from mean +- 2 std indexed past a 10-row table."""
+    sample = _roles_sample(tmp_path)
+    ranges = sample.value_ranges
+    assert ranges["L_drop_"].why == "p of dropout at line 18"
+    assert (ranges["L_bn_tol_"].low, ranges["L_bn_tol_"].positive) == (0.0, True)
+    assert ranges["L_ids_"].high == 9 and "x" not in ranges
+    for seed in range(8):
+        x, p, var, mom, eps, ids, _ = materialize(sample, seed=seed)
+        assert 0.0 <= float(p) <= 1.0 and 0.0 <= float(mom) <= 1.0
+        assert float(eps) > 0 and (var >= 0).all()
+        assert int(ids.min()) >= 0 and int(ids.max()) <= 9 and ids.unique().numel() > 5
+        run_sample(sample, seed=seed)
+
+
+def test_value_ranges_follow_renames_and_forget_reassigned_names() -> None:
+    from passnet.graph.ranges import value_ranges
+
+    code = """import torch
+class GraphModule(torch.nn.Module):
+    def forward(self, a, b, w, idx):
+        t = a
+        t = None
+        t = b.to(torch.float32)
+        y = torch.nn.functional.layer_norm(w, (4,), None, None, t)
+        k = torch.index_select(w, 0, idx)
+        return torch._C._nn.scaled_dot_product_attention(y, y, y, None, float(a))
+"""
+    ranges = value_ranges(code, ["a", "b", "w", "idx"], {"w": [6, 4]})
+    assert ranges["b"].positive and ranges["b"].why == "eps of layer_norm at line 7"
+    assert (ranges["a"].low, ranges["a"].high) == (0.0, 1.0)  # dropout_p of SDPA, not an eps
+    assert (ranges["idx"].low, ranges["idx"].high) == (0, 5)
+    assert "w" not in ranges
+    assert value_ranges("def broken(:", ["a"], {}) == {}

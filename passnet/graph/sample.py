@@ -2,9 +2,11 @@
 
 Meta files are parsed with ``ast``, never executed (``passnet.graph.meta``), so reading a
 dataset runs none of its code (only :func:`load_module` executes model.py). Materialisation
-follows upstream GraphNet with two fixes: values come from an explicit seed (every check can
-draw fresh inputs), and a float tensor recorded with std 0 is not replayed as a constant (a
-kernel writing a constant must not pass).
+follows upstream GraphNet with three fixes: values come from an explicit seed (every check can
+draw fresh inputs), a float tensor recorded with std 0 is not replayed as a constant (a
+kernel writing a constant must not pass), and every value stays in the range its use in
+model.py demands (``passnet.graph.ranges``: a positive eps, a dropout p in [0, 1], an
+embedding index below the table's rows), which rounded statistics alone do not keep.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import re
 import sys
 import types
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import torch
@@ -29,6 +32,7 @@ from passnet.graph.meta import (
     format_metas,
     parse_meta_file,
 )
+from passnet.graph.ranges import EPS, ValueRange, value_ranges
 from passnet.graph.source import parse_source
 
 META_FILES = ("weight_meta.py", "input_meta.py")
@@ -73,6 +77,17 @@ class Sample:
     @property
     def name(self) -> str:
         return str(self.graph_net.get("model_name") or self.path.name)
+
+    @cached_property
+    def value_ranges(self) -> dict[str, ValueRange]:
+        """The range each argument's use in model.py demands (``passnet.graph.ranges``): an
+        eps is positive, a dropout p in [0, 1], an embedding index below the table's rows."""
+        shapes = {m.name: m.shape for m in self.metas}
+        ranges = value_ranges(self.code, self.arg_names, shapes)
+        for meta in self.metas:  # an eps passed where no recognised call shows it
+            if _EPS_NAME.search(meta.name) and meta.name not in ranges:
+                ranges[meta.name] = ValueRange(EPS.low, EPS.high, EPS.positive, "named eps")
+        return ranges
 
     @property
     def dtype(self) -> str:
@@ -166,7 +181,9 @@ def load_sample(path: Path | str) -> Sample:
     )
 
 
-_CUDA_LITERAL = re.compile(r"""device\(\s*type\s*=\s*['"]cuda['"](?:\s*,\s*index\s*=\s*\d+)?\s*\)""")
+_CUDA_LITERAL = re.compile(
+    r"""device\(\s*type\s*=\s*['"]cuda['"](?:\s*,\s*index\s*=\s*\d+)?\s*\)"""
+)
 
 
 def runnable_code(sample: Sample) -> str:
@@ -200,13 +217,16 @@ def _finite(value: float | int | None) -> float | None:
 _EPS_NAME = re.compile(r"(?:^|_)eps(?:ilon)?_?$", re.IGNORECASE)
 EPS_DEFAULT = 1e-5
 """A normalisation eps recorded as 0 (metas keep 3 decimals: 0.001 reads 0.000) is drawn around
-PyTorch's default eps instead: an eps must stay positive."""
+PyTorch's default eps instead: an eps must stay positive (and at least EPS_DEFAULT / 10)."""
 
 
-def _float_values(meta: TensorMeta, gen: torch.Generator) -> torch.Tensor:
-    """float32 values on CPU following the meta's statistics (see module docstring)."""
+def _float_values(
+    meta: TensorMeta, gen: torch.Generator, rng: ValueRange | None = None
+) -> torch.Tensor:
+    """float32 values on CPU following the meta's statistics (see module docstring), inside
+    the range its role demands (``rng``: an eps positive, a probability in [0, 1])."""
     mean, std = _finite(meta.mean), _finite(meta.std)
-    if _EPS_NAME.search(meta.name) and not std and (mean is None or mean <= 0):
+    if rng is not None and rng.positive and not std and (mean is None or mean <= 0):
         mean = EPS_DEFAULT  # an eps (a norm's) is positive whatever the rounding left of it
     low, high = _finite(meta.min_val), _finite(meta.max_val)
     noise = torch.randn(meta.shape, generator=gen, dtype=torch.float32)
@@ -224,11 +244,17 @@ def _float_values(meta: TensorMeta, gen: torch.Generator) -> torch.Tensor:
             low = high = None  # a constant's recorded range would make it constant again
     if low is not None or high is not None:
         values = values.clamp(low, high)
-    return torch.nan_to_num(values, nan=0.0, posinf=100.0, neginf=-100.0).clamp(-100.0, 100.0)
+    values = torch.nan_to_num(values, nan=0.0, posinf=100.0, neginf=-100.0).clamp(-100.0, 100.0)
+    if rng is None:
+        return values
+    low = max(rng.low or 0.0, EPS_DEFAULT / 10) if rng.positive else rng.low
+    return values.clamp(low, rng.high)
 
 
-def _int_range(meta: TensorMeta) -> tuple[int, int]:
-    """Inclusive [low, high] for an integer tensor (upstream treats max_val as inclusive)."""
+def _int_range(meta: TensorMeta, rng: ValueRange | None = None) -> tuple[int, int]:
+    """Inclusive [low, high] for an integer tensor (upstream treats max_val as inclusive),
+    inside ``rng`` (valid indices of the table it indexes); where the statistics fall outside
+    that range, the whole range."""
     low, high = meta.min_val, meta.max_val
     mean, spread = _finite(meta.mean), 2 * (_finite(meta.std) or 0.0)
     if mean is not None:  # mean +- 2 std; index-like (mean >= 0): never invent negatives
@@ -240,6 +266,14 @@ def _int_range(meta: TensorMeta) -> tuple[int, int]:
         derived = (low, low + 7) if low is not None else INT_DEFAULT_RANGE
     low = derived[0] if low is None else low
     high = derived[1] if high is None else high
+    if rng is not None:
+        valid = (
+            math.ceil(rng.low) + rng.positive if rng.low is not None else low,
+            math.floor(rng.high) if rng.high is not None else high,
+        )
+        if valid[0] <= valid[1]:
+            low, high = max(low, valid[0]), min(high, valid[1])
+            low, high = (low, high) if low <= high else valid
     info = torch.iinfo(meta.torch_dtype)
     low = max(math.ceil(low), info.min)
     high = min(math.floor(high), info.max - 1)
@@ -265,9 +299,10 @@ def _values(sample: Sample, meta: TensorMeta, gen: torch.Generator) -> torch.Ten
         ) from e
     if dtype == torch.bool:
         return torch.rand(meta.shape, generator=gen) > 0.5
+    rng = sample.value_ranges.get(meta.name)
     if dtype.is_floating_point or dtype.is_complex:
-        return _float_values(meta, gen).to(dtype)
-    low, high = _int_range(meta)
+        return _float_values(meta, gen, None if dtype.is_complex else rng).to(dtype)
+    low, high = _int_range(meta, rng)
     return torch.randint(low, high + 1, meta.shape, generator=gen, dtype=torch.int64).to(dtype)
 
 
