@@ -271,6 +271,43 @@ def test_family_from_a_model_name(tmp_path: Path, name: str, family: str) -> Non
     assert family_of(tmp_path, "any/folder") == family
 
 
+@pytest.mark.parametrize(
+    "graph_net, folder, family",
+    [  # graph_net.json and folder names as in the GraphNet corpus (1dcbd6690)
+        ({"model_name": "NO_VALID_MATCH_FOUND", "source": "huggingface_hub"},
+         "google_vit_large_patch32_224_in21k", "vit"),  # was "no" (106 corpus samples)
+        ({"model_name": "NO_VALID_MATCH_FOUND", "source": "huggingface_hub"},
+         "ms-marco-TinyBERT-L4", "bert"),
+        ({"model_name": "albert/albert-base-v2", "original_tag": [
+            "transformers", "pytorch", "tf", "jax", "rust", "safetensors", "albert",
+            "fill-mask", "en"]}, "albert-base-v2", "albert"),  # was "rust"
+        ({"model_name": "sentence-transformers/all-MiniLM-L6-v2", "original_tag": [
+            "sentence-transformers", "pytorch", "openvino", "bert", "feature-extraction"]},
+         "all-MiniLM-L6-v2", "bert"),  # was "sentence-transformers"
+        ({"model_name": "Fsoft-AIC/videberta-base", "original_tag": [
+            "transformers", "deberta-v2", "bert"]}, "videberta-base", "deberta"),  # "deberta-"
+        ({"source": "mmpose"}, "mmpose/pose_alexnet", "alexnet"),  # was "pose"
+        ({"source": "nemo"}, "nemo/stt_en_conformer_ctc_small", "conformer"),  # was "stt"
+        ({"source": "timm"}, "timm/legacy_senet154.in1k", "senet"),  # was "legacy"
+    ],
+)  # fmt: skip
+def test_family_from_corpus_metadata(
+    tmp_path: Path, graph_net: dict, folder: str, family: str
+) -> None:
+    """Families the first corpus run got wrong: GraphNet's placeholder model name, library and
+    language tags before the model type, a versioned model type, collection prefixes."""
+    from passnet.dataset.families import family_of
+
+    (tmp_path / "graph_net.json").write_text(json.dumps(graph_net))
+    prefix = {"vit": "vit", "bert": "bert"}.get(family, "model")
+    (tmp_path / "model.py").write_text(
+        "class GraphModule(torch.nn.Module):\n    def forward(self, L_x_, "
+        f"L_self_modules_{prefix}_modules_embeddings_parameters_weight_, "
+        f"L_self_modules_{prefix}_modules_encoder_modules_layer_parameters_weight_):\n"
+    )
+    assert family_of(tmp_path, folder) == family
+
+
 def test_rejections_are_counted_by_class(dataset: Path) -> None:
     from passnet.dataset.catalog import Catalog
     from passnet.dataset.export import reason_class, stats

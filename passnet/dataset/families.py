@@ -3,9 +3,12 @@
 Splitting by family (``--split-by family``) is only as good as these names: guessed from
 folder names they were poor ("wav" for wav2vec2, "hf" for a tiny ViT, "sshleifer" for a BERT).
 In order: the Hugging Face model type among the sample's hub tags (``graph_net.json``
-``original_tag``), the architecture in a class-like model name (``...Swinv2ForImage...``),
-then the model's own name (the last part of ``model_name`` or of the folder), without
-version digits and suffixes.
+``original_tag``; library, language and task tags skipped), the architecture in a class-like
+model name (``...Swinv2ForImage...``), the Hugging Face base-model attribute that model.py's
+argument names start with (``L_self_modules_vit_modules_...``: the model's ``vit``), then the
+model's own name (the last part of ``model_name`` or of the folder), without version digits,
+suffixes and the collection prefixes of mmpose, NeMo and timm (``pose_``, ``stt_en_``,
+``legacy_``). GraphNet's placeholder name ``NO_VALID_MATCH_FOUND`` is no name.
 """
 
 from __future__ import annotations
@@ -17,12 +20,23 @@ from pathlib import Path
 _GENERIC_TAGS = frozenset(
     "transformers pytorch jax tf tensorflow safetensors tensorboard onnx endpoints_compatible "
     "generated_from_trainer model_hub_mixin pytorch_model_hub_mixin autotrain_compatible "
-    "text-generation-inference custom_code inference peft timm diffusers".split()
+    "text-generation-inference custom_code inference peft timm diffusers rust openvino coreml "
+    "tflite gguf mlx keras setfit flair spacy ctranslate2 paddlepaddle adapter-transformers "
+    "sentence-transformers transformer nlp multilingual".split()
 )
 _TASK_WORDS = ("classification", "generation", "extraction", "recognition", "fill-mask",
                "question-answering", "summarization", "translation", "segmentation",
                "detection", "-to-", "similarity", "estimation", "embedding")  # fmt: skip
-_FILLER = frozenset({"tiny", "random", "hf", "model", "private", "base", "small", "large"})
+_FILLER = frozenset({"tiny", "random", "hf", "model", "private", "base", "small", "large",
+                    "pose", "stt", "en", "legacy"})  # fmt: skip
+_NO_NAME = "NO_VALID_MATCH_FOUND"
+# Module attributes that hold a model without naming its architecture.
+_CONTAINERS = frozenset(
+    "model base_model encoder decoder embeddings backbone transformer text_model vision_model "
+    "audio_model core body net module modules layers layer blocks stages features head "
+    "pooler classifier".split()
+)
+_PREFIX = re.compile(r"\bL_self_modules_([a-z][a-z0-9]*(?:_[a-z][a-z0-9]*)?)_modules_")
 _CLASS = re.compile(r"([A-Z][A-Za-z0-9]*?)(?:For[A-Z]|Model(?:$|[^a-z])|LMHead)")
 _VERSION = re.compile(r"^(.{3,}?)v?\d+[a-z]{0,2}$")
 
@@ -32,7 +46,7 @@ def _base(word: str) -> str:
     swinv2 -> swin (t5 stays: too short to be a name without its number)."""
     word = word.lower()
     m = _VERSION.match(word)
-    return m.group(1) if m else word
+    return (m.group(1) if m else word).rstrip("-_") or word
 
 
 def _from_tags(tags: object) -> str | None:
@@ -43,6 +57,8 @@ def _from_tags(tags: object) -> str | None:
             continue
         if any(word in tag for word in _TASK_WORDS):
             continue
+        if len(tag) <= 2 and tag.isalpha():
+            continue  # a language code ("en", "no")
         return _base(tag)
     return None
 
@@ -58,6 +74,21 @@ def _from_name(name: str) -> str:
     return last.lower() or "unknown"
 
 
+def _from_code(folder: Path) -> str | None:
+    """The base-model attribute most arguments of model.py sit under (``vit``, ``bert``), as
+    Hugging Face models name it after their architecture; None for generic containers."""
+    try:
+        with (folder / "model.py").open(encoding="utf-8") as f:
+            head = f.read(200_000)  # the forward signature comes first
+    except OSError:
+        return None
+    words = _PREFIX.findall(head)
+    if not words:
+        return None
+    word = max(set(words), key=words.count)
+    return None if re.sub(r"\d+$", "", word) in _CONTAINERS or "_" in word else _base(word)
+
+
 def family_of(folder: Path, name: str) -> str:
     """The family of the sample in ``folder``, imported under ``name`` (see module docstring)."""
     try:
@@ -68,4 +99,10 @@ def family_of(folder: Path, name: str) -> str:
     if family := _from_tags(meta.get("original_tag")):
         return family
     model_name = meta.get("model_name")
-    return _from_name(model_name if isinstance(model_name, str) and model_name else name)
+    if not isinstance(model_name, str) or model_name in ("", _NO_NAME):
+        model_name = None
+    if model_name and _CLASS.search(model_name):
+        return _from_name(model_name)
+    if meta.get("source") == "huggingface_hub" and (family := _from_code(folder)):
+        return family
+    return _from_name(model_name or name)
