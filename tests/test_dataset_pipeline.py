@@ -99,6 +99,31 @@ def test_import_through_a_symlinked_folder(tmp_path: Path) -> None:
     assert report.by_status.get("ok", 0) >= 1 and not report.failures, report.failures
 
 
+def test_a_sample_our_tracer_cannot_trace_is_a_tracer_limit_not_invalid(tmp_path: Path) -> None:
+    """A sample that runs eagerly but that PassNet's FX tracer cannot trace (here: control flow
+    on a value; GAE and bloom failed on aten.sym_size.int) is not an invalid sample: its
+    rejection says the tracer is at fault and is counted in its own class."""
+    from passnet.dataset.export import reason_class, stats
+    from passnet.graph.meta import TensorMeta
+    from passnet.graph.sample import write_sample
+
+    code = (
+        "import torch\n\n\nclass GraphModule(torch.nn.Module):\n"
+        "    def forward(self, x: torch.Tensor):\n"
+        "        if x.sum() > -1e9:\n            return (x * 2,)\n        return (x,)\n"
+    )
+    meta = TensorMeta(name="x", shape=[4], dtype="torch.float32", mean=0.0, std=1.0)
+    write_sample(tmp_path / "src" / "branchy", code, [meta], {"model_name": "branchy"})
+    report = pipeline.import_graphs(tmp_path / "ds", [tmp_path / "src"])
+    assert report.by_status == {"failed": 1}, report.failures
+    (reason,) = report.failures
+    assert "tracer limit (the sample runs eagerly" in reason and "fails validation" not in reason
+    assert "torch.fx symbolic tracing failed" in reason
+    assert reason_class(reason.split(": ", 1)[1]).startswith("tracer limit")
+    with Catalog(tmp_path / "ds", create=False) as cat:
+        assert list(stats(cat)["rejections_by_class"]) == ["tracer limit (TraceError)"]
+
+
 def test_dedup_and_subgraph_counts(dataset: Path) -> None:
     with Catalog(dataset) as cat:
         s = stats(cat)

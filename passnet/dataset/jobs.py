@@ -136,6 +136,11 @@ def _same(a: torch.Tensor, b: torch.Tensor) -> bool:
     return torch.equal(nan, torch.isnan(b)) and torch.equal(a[~nan], b[~nan])
 
 
+TRACER_LIMIT = "tracer limit"
+"""The first words of an import failure that is PassNet's, not the sample's: it ran eagerly
+(and deterministically), but could not be traced into the FX graph every later stage needs."""
+
+
 def import_job(path: str, root: str) -> dict:
     """Validate a GraphNet sample folder (reads, runs, deterministic) and add it."""
     t0 = time.perf_counter()
@@ -146,9 +151,15 @@ def import_job(path: str, root: str) -> dict:
         for i, (a, b) in enumerate(zip(first, second, strict=True)):
             if isinstance(a, torch.Tensor) and not _same(a, b):
                 raise SampleError(sample.model_path, f"output {i} is not deterministic")
-        info = sample_info(sample, run=False)
     except SampleError as e:
         return row | {"status": "failed", "reason": f"fails validation: {e}", "seconds": 0.0}
+    try:  # the sample is valid; what fails from here on is a limit of PassNet's tracer
+        info = sample_info(sample, run=False)
+    except SampleError as e:
+        reason = (
+            f"{TRACER_LIMIT} (the sample runs eagerly; PassNet's FX tracer cannot trace it): {e}"
+        )
+        return row | {"status": "failed", "reason": reason, "seconds": 0.0}
     tmp = new_tmp(Path(root))
     tmp.mkdir()
     for item in sample.path.iterdir():
