@@ -78,6 +78,12 @@ def folder_files(folder: Path) -> dict[str, bytes]:
     return out
 
 
+def folder_digest(folder: Path) -> str:
+    """Content hash of a folder's files (``folder_files``): names and bytes, 24 hex digits."""
+    files = folder_files(folder)
+    return digest(*[x for rel, data in files.items() for x in (rel, data)], n=24)
+
+
 @dataclass(frozen=True)
 class SuiteVariant:
     task_id: str

@@ -28,7 +28,7 @@ from passnet.core.results import (
     VariantResult,
     default_parameters,
 )
-from passnet.dataset.suite import SuiteError, digest, folder_files
+from passnet.dataset.suite import SuiteError, folder_digest
 from passnet.dataset.task import Task, Variant, load_task
 from passnet.evaluation import device_lock
 from passnet.evaluation.candidates import kind_of
@@ -100,10 +100,9 @@ def _policy(pass_dir: str) -> tuple:
     process (a task's variants and a suite's items share it); the worker enforces it again."""
     folder = Path(pass_dir)
     try:
-        files = folder_files(folder) if folder.is_dir() else {}
+        content = folder_digest(folder) if folder.is_dir() else ""
     except SuiteError:  # too large to hash: no cache, the policy still runs
         return tuple(check_pass_dir(pass_dir))
-    content = digest(*[x for rel, data in files.items() for x in (rel, data)])
     return _policy_of(pass_dir, content)
 
 

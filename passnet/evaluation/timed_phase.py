@@ -18,6 +18,7 @@ from passnet.evaluation import graphed
 from passnet.evaluation.candidates import build_candidate, call_path_probe
 from passnet.evaluation.timing import (
     Side,
+    block_calls,
     cpu_steal_jiffies,
     exclude_sampled,
     measure,
@@ -48,9 +49,7 @@ class TimingPhase:
     def timing(self) -> None:
         """Time every side with checked calls hidden at secret positions, then re-check."""
         params = self.params
-        self.per_run = (
-            params.warmup + max(1, params.trials // max(1, params.rounds)) * params.rounds
-        )
+        self.per_run = params.warmup + block_calls(params.trials, params.rounds)
         self.positions, keep = frozenset(), frozenset()
         if self.checker is not None:
             n_check = min(params.sampled_checks, max(1, params.trials // 8))

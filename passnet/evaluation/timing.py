@@ -172,10 +172,16 @@ def _rounds(sides: list[Side], device: torch.device, trials: int, rounds: int, f
                 side.wall_us.append((t1 - t0) / 1e3)
 
 
+def block_calls(trials: int, rounds: int) -> int:
+    """Timed calls a side gets in one block of ``rounds`` interleaved rounds: ``trials``
+    rounded to whole rounds, at least one a round."""
+    return max(1, trials // max(1, rounds)) * rounds
+
+
 def timed_cap(trials: int, rounds: int, ci_target: float | None, max_trials: int | None) -> int:
-    """The most timed calls a side can get in one run: ``trials`` (rounded to whole rounds),
-    or with ``ci_target`` as many whole blocks of them as fit in ``max_trials`` (4 x trials)."""
-    block = max(1, trials // rounds) * rounds
+    """The most timed calls a side can get in one run: one block (``block_calls``), or with
+    ``ci_target`` as many whole blocks as fit in ``max_trials`` (4 x trials)."""
+    block = block_calls(trials, rounds)
     if ci_target is None:
         return block
     return max(block, (max_trials or 4 * trials) // block * block)
@@ -196,7 +202,7 @@ def measure(
     """Time every side in interleaved rounds; re-run (do not fail) while any side is noisy.
     With ``ci_target``, extend each run while a median is not yet known tightly enough
     (module docstring), up to ``max_trials`` calls a side (default 4 x ``trials``)."""
-    cap = timed_cap(trials, rounds, ci_target, max_trials)
+    cap, block = timed_cap(trials, rounds, ci_target, max_trials), block_calls(trials, rounds)
     best: dict[str, tuple[list[float], list[float]]] | None = None
     best_spread = float("inf")
     for _ in range(max_reruns + 1):
@@ -205,7 +211,7 @@ def measure(
         while (
             ci_target is not None
             and max(ci_halfwidth(s.wall_us) for s in sides) > ci_target / 2
-            and (blocks + 1) * max(1, trials // rounds) * rounds <= cap
+            and (blocks + 1) * block <= cap
         ):
             _rounds(sides, device, trials, rounds, blocks * rounds)
             blocks += 1
@@ -218,7 +224,7 @@ def measure(
     assert best is not None
     out: dict[str, SideTiming] = {}
     for name, (wall, events) in best.items():
-        n_rounds = rounds * (len(wall) // max(1, max(1, trials // rounds) * rounds))
+        n_rounds = rounds * (len(wall) // block)
         out[name] = SideTiming(
             wall=_timing("wall", wall, n_rounds, noise_limit),
             cuda_event=_timing("cuda_event", events, n_rounds, noise_limit) if events else None,

@@ -289,6 +289,15 @@ def _load_rule(stem: str, folder: Path) -> PassRule:
     return PassRule(stem, file, pattern, replacement_args, replacement, module)
 
 
+def write_pass_dir(folder: Path, modules: Sequence[tuple[str, str]]) -> None:
+    """Write a pass folder: one ``<stem>.py`` per (stem, source), listed in order in
+    ``RULES_FILE``. ``folder`` must not exist yet."""
+    folder.mkdir(parents=True)
+    for stem, source in modules:
+        (folder / f"{stem}.py").write_text(source, encoding="utf-8")
+    (folder / RULES_FILE).write_text(json.dumps([stem for stem, _ in modules]) + "\n")
+
+
 def load_pass_dir(path: str | Path) -> PassSet:
     """Load every rule listed in the folder's JSON, in order; raise PassLoadError on any defect."""
     folder = Path(path).resolve()

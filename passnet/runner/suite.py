@@ -6,19 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from passnet.core.results import CandidateSpec
-from passnet.dataset.suite import SuiteError, canonical_json, digest, folder_files
+from passnet.dataset.suite import SuiteError, canonical_json, digest, folder_digest
 from passnet.evaluation.candidates import kind_of
-
-
-def _files_digest(folder: Path) -> str:
-    files = folder_files(folder)
-    return digest(*[x for rel, data in files.items() for x in (rel, data)], n=24)
 
 
 def synth_code_hash() -> str:
     """Hash of the synthesizer's source (passnet/synth): what ``synth`` produces depends on
     it, so a changed synthesizer is a new candidate (new run id, new synthesis cache)."""
-    return _files_digest(Path(__file__).resolve().parents[1] / "synth")
+    return folder_digest(Path(__file__).resolve().parents[1] / "synth")
 
 
 def candidate_id(spec: CandidateSpec) -> tuple[str, str]:
@@ -29,7 +24,7 @@ def candidate_id(spec: CandidateSpec) -> tuple[str, str]:
         folder = Path(str(spec.pass_dir))
         if not folder.is_dir():
             raise SuiteError(f"pass folder {folder} does not exist")
-        content = _files_digest(folder)
+        content = folder_digest(folder)
     elif spec.kind == "synth":
         content = synth_code_hash()
     spec_key = canonical_json({"kind": spec.kind, "options": spec.options})

@@ -21,6 +21,7 @@ from typing import Any
 
 from passnet.core.results import CandidateSpec, Parameters, Status, TaskResult
 from passnet.dataset.task import GRAPH_LIST, Task, load_task
+from passnet.passes.loader import write_pass_dir
 from passnet.synth.emit import Tuning, module_source
 from passnet.synth.graph import Group, analyse, select, trace_variant
 from passnet.synth.shapes import Unfusable
@@ -29,7 +30,6 @@ STRICT_T = -4
 """A kept pass must pass allclose at this tolerance level on every variant (t = -4: rtol 2e-5
 for float32, 4e-3 for float16, 3.6e-2 for bfloat16, atol 1e-4); eager-faithful rounding
 reaches -5 or tighter, so a kernel that only passes looser levels has a numerics bug."""
-RULES_FILE = "sorted_output_pass_rule_names.json"
 CPU_PARAMETERS = Parameters(warmup=1, trials=5, rounds=1, max_reruns=0, timeout_s=600)
 CUDA_PARAMETERS = Parameters(warmup=10, trials=50, rounds=2)
 SYNTH_JSON = "synth.json"
@@ -172,10 +172,7 @@ def _synthesize(task: Task, folder: Path, result: SynthResult, device: str, veri
         )
     rules = _rules(task, groups, tuning)
     pass_dir = folder / "pass"
-    pass_dir.mkdir()
-    for stem, source, _ in rules:
-        (pass_dir / f"{stem}.py").write_text(source, encoding="utf-8")
-    (pass_dir / RULES_FILE).write_text(json.dumps([r[0] for r in rules]) + "\n")
+    write_pass_dir(pass_dir, [r[:2] for r in rules])
     result.rules = [{"name": stem, "ops": [gs[0].ops[n].name for n in gs[0].nodes],
                      "outputs": len(gs[0].outputs), "variants": [g.traced.variant.graph  # type: ignore[union-attr]
                                                                  for g in gs]}

@@ -17,9 +17,9 @@ from typing import Any
 
 from passnet.core.results import Parameters, TaskResult
 from passnet.dataset.task import Task
+from passnet.passes.loader import RULES_FILE
 
 BACKEND = "passnet-synth"
-RULES_FILE = "sorted_output_pass_rule_names.json"
 TRAJECTORIES = "trajectories.jsonl"
 
 

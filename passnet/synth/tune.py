@@ -20,6 +20,7 @@ from typing import Any
 import torch
 
 from passnet.dataset.task import Task
+from passnet.passes.loader import write_pass_dir
 from passnet.synth.emit import Tuning
 
 CONFIGS: tuple[Tuning, ...] = (
@@ -35,15 +36,6 @@ CONFIGS: tuple[Tuning, ...] = (
 
 Emit = Callable[[Tuning], list[tuple[str, str]]]
 """A tuning -> the pass folder's (rule stem, module source) pairs."""
-
-
-def _write(folder: Path, rules: list[tuple[str, str]]) -> None:
-    import json
-
-    folder.mkdir(parents=True)
-    for stem, source in rules:
-        (folder / f"{stem}.py").write_text(source, encoding="utf-8")
-    (folder / "sorted_output_pass_rule_names.json").write_text(json.dumps([s for s, _ in rules]))
 
 
 def _variant_sides(task: Task, emitted: dict[int, Path], device: torch.device, strict_t: int):
@@ -103,7 +95,7 @@ def tune(
         emitted = {}
         for i, cfg in enumerate(configs):
             emitted[i] = Path(tmp) / f"c{i}"
-            _write(emitted[i], emit(cfg))
+            write_pass_dir(emitted[i], emit(cfg))
         per_variant, failed = _variant_sides(task, emitted, dev, strict_t)
         alive = [i for i in range(len(configs)) if i not in failed]
         logs: dict[int, float] = dict.fromkeys(alive, 0.0)

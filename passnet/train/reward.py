@@ -23,8 +23,7 @@ from passnet.agent.hf_backend import parse_tool_calls
 from passnet.agent.tools import Evaluator
 from passnet.core.results import Parameters, Status, TaskResult
 from passnet.dataset.task import Task, TaskError, load_task
-
-RULES_FILE = "sorted_output_pass_rule_names.json"
+from passnet.passes.loader import RULES_FILE
 
 
 def caught(result: TaskResult) -> int:
