@@ -68,13 +68,7 @@ def parse_candidate(text: str) -> CandidateSpec:
     if name is None:
         known = ", ".join(k.syntax for k in KINDS.values())
         raise ValueError(f"unknown candidate {text!r}; known: {known}")
-    try:
-        return KINDS[name].parse(arg)
-    except ValueError as exc:
-        if name == "synth":  # historical wording: anything after synth is unknown
-            known = ", ".join(k.syntax for k in KINDS.values())
-            raise ValueError(f"unknown candidate {text!r}; known: {known}") from exc
-        raise
+    return KINDS[name].parse(arg)
 
 
 def build_candidate(
