@@ -231,6 +231,7 @@ def bench_cmd(
         use_cache=not no_cache,
         retries=retries,
         rerun=rerun,
+        synth_workers=prepare_ahead,
     )
     st = _open_store(store)  # an unusable store fails here, before any worker starts
     ex = _executor(st, executor, device, jobs, prepare_ahead, address)

@@ -13,18 +13,36 @@ import typer
 def synth_cmd(
     target: Annotated[Path, typer.Argument(help="a task folder or a suite of task folders")],
     out: Annotated[Path, typer.Option(help="write OUT/<task>/pass/ and OUT/<task>/synth.json")],
-    device: Annotated[str, typer.Option(help="verify on cpu (Triton interpreter) or cuda[:N]")] = "cpu",
+    device: Annotated[
+        str, typer.Option(help="verify on cpu (Triton interpreter) or cuda[:N]")
+    ] = "cpu",
     verify: Annotated[
-        bool, typer.Option("--verify/--no-verify", help="evaluate each pass and keep it only if "
-                           "correct on every variant (and faster than eager on CUDA)")
+        bool,
+        typer.Option(
+            "--verify/--no-verify",
+            help="evaluate each pass and keep it only if "
+            "correct on every variant (and faster than eager on CUDA)",
+        ),
     ] = True,
     tune: Annotated[
-        bool, typer.Option("--tune/--no-tune", help="on a GPU, choose each pass's block sizes "
-                           "and warps on the device before verifying (docs/synth.md)")
+        bool,
+        typer.Option(
+            "--tune/--no-tune",
+            help="on a GPU, choose each pass's block sizes "
+            "and warps on the device before verifying (docs/synth.md)",
+        ),
     ] = True,
     warmup: Annotated[int | None, typer.Option(help="untimed calls per side")] = None,
     trials: Annotated[int | None, typer.Option(help="timed calls per side")] = None,
     timeout: Annotated[float, typer.Option(help="wall-clock limit per variant, seconds")] = 600.0,
+    workers: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            help="tasks synthesised at once, each in its own process "
+            "(timings still take the device one at a time)",
+        ),
+    ] = 1,
     filter_: Annotated[
         str | None, typer.Option("--filter", help="only tasks whose folder name matches this glob")
     ] = None,
@@ -34,7 +52,7 @@ def synth_cmd(
     from rich.table import Table
 
     from passnet.cli.common import fail as _fail
-    from passnet.synth.driver import synth_parameters, synthesize_task, task_folders
+    from passnet.synth.driver import synth_parameters, synthesize_tasks, task_folders
 
     console = Console()
     if not target.is_dir():
@@ -56,11 +74,17 @@ def synth_cmd(
     for col in ("task", "status", "rules", "worst t", "speedup", "reason"):
         table.add_column(col, overflow="fold")
     summary = []
-    for i, path in enumerate(tasks, 1):
-        with console.status(f"[{i}/{len(tasks)}] {path.name} ..."):
-            r = synthesize_task(
-                path, out, device=device, verify=verify, parameters=params, tune=tune
-            )
+    done = 0
+
+    def progress(_: int, r) -> None:  # noqa: ANN001 - passnet.synth.driver.SynthResult
+        nonlocal done
+        done += 1
+        console.print(f"[dim][{done}/{len(tasks)}][/] {Path(r.task).name}: {r.status}")
+
+    results = synthesize_tasks([(p, None) for p in tasks], out, workers=workers,
+                               on_result=progress, device=device, verify=verify,
+                               parameters=params, tune=tune)  # fmt: skip
+    for path, r in zip(tasks, results, strict=True):
         ver = r.verification or {}
         ts = [v["tightest_t"] for v in ver.get("variants", []) if v["tightest_t"] is not None]
         speed = ver.get("gmean_speedup")
@@ -72,7 +96,9 @@ def synth_cmd(
                         "rules": len(r.rules), "gmean_speedup": speed})  # fmt: skip
     console.print(table)
     written = sum(s["status"] == "written" for s in summary)
-    console.print(f"{written} of {len(summary)} task(s) got a pass; reports in {out}/<task>/synth.json")
+    console.print(
+        f"{written} of {len(summary)} task(s) got a pass; reports in {out}/<task>/synth.json"
+    )
     out.mkdir(parents=True, exist_ok=True)
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     if verify:

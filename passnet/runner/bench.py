@@ -149,6 +149,7 @@ class BenchConfig:
     retries: int = 2  # per item and invocation, for RETRY_STATUSES; not part of the run id
     rerun: tuple[str, ...] = ()  # statuses whose results are set aside and measured again
     synth_dir: Path | str | None = None  # synth candidate's pass cache [store's folder/synth]
+    synth_workers: int = 1  # tasks synthesised at once (not part of the run id)
 
 
 @dataclass
@@ -320,7 +321,15 @@ def _resolve_synth(
     root = Path(config.synth_dir) if config.synth_dir else Path(store.path).parent / "synth"
     cache = synth_cache_dir(root.resolve(), synth[0].content_hash, plan.environment)
     tasks = {t.task_id: t for t in plan.suite.tasks}
-    return resolve_synth(pending, tasks, cache, config.device, plan.parameters, on_synth)
+    return resolve_synth(
+        pending,
+        tasks,
+        cache,
+        config.device,
+        plan.parameters,
+        on_synth,
+        workers=config.synth_workers,
+    )
 
 
 def bench(

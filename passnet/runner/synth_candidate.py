@@ -46,20 +46,44 @@ def synth_folder(cache: Path, task: SuiteTask) -> Path:
     return cache / f"{task.task.path.name}-{whole.task_id if whole else task.task_id}"
 
 
-def synthesize_cached(task: SuiteTask, cache: Path, device: str, timeout_s: float) -> SynthResult:
-    """The task's synthesis from the cache, else synthesised (and verified) now."""
-    from passnet.synth.driver import SynthResult, synth_parameters, synthesize_task
+def _reusable(folder: Path) -> SynthResult | None:
+    """The cached synthesis in ``folder`` if it can stand (not a transient failure)."""
+    from passnet.synth.driver import SynthResult
 
-    folder = synth_folder(cache, task)
     done = SynthResult.load(folder)
     if done is not None and (
         (done.status == "written" and (folder / "pass").is_dir())
         or (done.status != "written" and not (done.reason or "").startswith(TRANSIENT))
     ):
         return done
+    return None
+
+
+def synthesize_cached(
+    tasks: list[SuiteTask], cache: Path, device: str, timeout_s: float, *, workers: int = 1,
+    on_task: Callable[[str, SynthResult], None] | None = None,
+) -> list[SynthResult]:  # fmt: skip
+    """Each task's synthesis from the cache, else synthesised (and verified) now, ``workers``
+    tasks at once (``passnet.synth.driver.synthesize_tasks``)."""
+    from passnet.synth.driver import synth_parameters, synthesize_tasks
+
+    out: list[SynthResult | None] = [_reusable(synth_folder(cache, t)) for t in tasks]
+    todo = [i for i, r in enumerate(out) if r is None]
+    for i, r in enumerate(out):
+        if r is not None and on_task is not None:
+            on_task(tasks[i].name, r)
     params = synth_parameters(device).model_copy(update={"timeout_s": timeout_s})
-    return synthesize_task(task.task.path, cache, device=device, parameters=params,
-                           folder_name=folder.name)  # fmt: skip
+
+    def finished(k: int, r: SynthResult) -> None:
+        if on_task is not None:
+            on_task(tasks[todo[k]].name, r)
+
+    made = synthesize_tasks([(tasks[i].task.path, synth_folder(cache, tasks[i]).name) for i in todo],
+                            cache, workers=workers, on_result=finished, device=device,
+                            parameters=params)  # fmt: skip
+    for i, r in zip(todo, made, strict=True):
+        out[i] = r
+    return out  # type: ignore[return-value]
 
 
 def skipped_result(variant_graph: str, dtype: str, reason: str | None) -> VariantResult:
@@ -80,21 +104,24 @@ def resolve_synth(
     device: str,
     params: Parameters,
     on_task: Callable[[str, SynthResult], None] | None = None,
+    *,
+    workers: int = 1,
 ) -> tuple[list[WorkItem], list[tuple[WorkItem, VariantResult]]]:
     """Split ``items``: synth items of tasks with a pass become ``pass`` items on its folder
     (same candidate id), synth items of skipped tasks become (item, skipped result) pairs;
-    other items pass through unchanged. Synthesises each task once, in order."""
+    other items pass through unchanged. Synthesises each task once, ``workers`` at a time."""
     out, skipped = [], []
-    done: dict[str, SynthResult] = {}
+    order = list(
+        dict.fromkeys(i.variant.task_id for i in items if i.candidate.spec.kind == "synth")
+    )
+    results = synthesize_cached([tasks[t] for t in order], cache, device, params.timeout_s,
+                                workers=workers, on_task=on_task)  # fmt: skip
+    done = dict(zip(order, results, strict=True))
     for item in items:
         if item.candidate.spec.kind != "synth":
             out.append(item)
             continue
         tid = item.variant.task_id
-        if tid not in done:
-            done[tid] = synthesize_cached(tasks[tid], cache, device, params.timeout_s)
-            if on_task is not None:
-                on_task(tasks[tid].name, done[tid])
         r = done[tid]
         if r.status == "written":
             folder = synth_folder(cache, tasks[tid]) / "pass"

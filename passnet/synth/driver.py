@@ -15,6 +15,7 @@ import math
 import re
 import shutil
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -202,6 +203,58 @@ def _synthesize(task: Task, folder: Path, result: SynthResult, device: str, veri
     rejected = folder / "rejected_pass"
     pass_dir.rename(rejected)
     result.pass_dir = str(rejected)
+
+
+def _synthesize_job(args: tuple[str, str, dict[str, Any]]) -> SynthResult:
+    """One task in a worker process of ``synthesize_tasks`` (picklable: paths and options)."""
+    task_path, out, kwargs = args
+    return synthesize_task(task_path, out, **kwargs)
+
+
+def synthesize_tasks(
+    jobs: list[tuple[Path, str | None]],
+    out: str | Path,
+    *,
+    workers: int = 1,
+    on_result: Callable[[int, SynthResult], None] | None = None,
+    **kwargs: Any,
+) -> list[SynthResult]:
+    """``synthesize_task`` for each (task path, folder name) of ``jobs``, ``workers`` at a time.
+
+    With more than one worker each task runs in its own fresh process (spawned: CUDA and
+    Triton's state never cross tasks), so compiling, tracing and correctness checks overlap;
+    every timed step still holds the device's timing lock (``passnet.evaluation.device_lock``),
+    so no two timings share the GPU. ``on_result(index, result)`` is called as each finishes;
+    the list comes back in ``jobs``' order."""
+    if workers < 1:
+        raise ValueError(f"workers must be at least 1, got {workers}")
+    results: list[SynthResult | None] = [None] * len(jobs)
+    args = [(str(p), str(out), {**kwargs, "folder_name": name}) for p, name in jobs]
+    if workers == 1 or len(jobs) <= 1:
+        for i, a in enumerate(args):
+            results[i] = _synthesize_job(a)
+            if on_result:
+                on_result(i, results[i])  # type: ignore[arg-type]
+        return results  # type: ignore[return-value]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(
+        min(workers, len(jobs)), mp_context=ctx, max_tasks_per_child=1
+    ) as pool:
+        futures = {pool.submit(_synthesize_job, a): i for i, a in enumerate(args)}
+        for fut in as_completed(futures):
+            i = futures[fut]
+            try:
+                results[i] = fut.result()
+            except Exception as exc:  # noqa: BLE001 - a worker that died is that task's skip
+                results[i] = SynthResult(task=args[i][0], name=Path(args[i][0]).name,
+                                         status="skipped",
+                                         reason=f"synthesizer error: {type(exc).__name__}: {exc}")  # fmt: skip
+            if on_result:
+                on_result(i, results[i])  # type: ignore[arg-type]
+    return results  # type: ignore[return-value]
 
 
 def task_folders(path: str | Path) -> list[Path]:

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import math
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -76,6 +77,24 @@ def _variant_sides(task: Task, emitted: dict[int, Path], device: torch.device, s
     return per_variant, failed
 
 
+@contextmanager
+def _timing_lock(device: torch.device) -> Iterator[None]:
+    """The device's timing lock around the search's timings, as the evaluator's workers hold
+    it: tasks synthesised in parallel (``synthesize_tasks``) compile side by side but never
+    time at once."""
+    from passnet.evaluation import device_lock
+
+    if not device_lock.enabled():
+        yield
+        return
+    lock = device_lock.DeviceLock(device_lock.lock_dir(), device)
+    try:
+        lock.acquire()
+        yield
+    finally:
+        lock.close()
+
+
 def tune(
     task: Task,
     emit: Emit,
@@ -102,12 +121,13 @@ def tune(
         if alive:
             from passnet.evaluation.timing import Side
 
-            for inputs, fns in per_variant:
-                sides = [Side(str(i), fns[i], inputs) for i in alive]
-                with torch.no_grad():
-                    timed = measure(sides, dev, warmup=10, trials=40, rounds=4, max_reruns=1)
-                for i in alive:
-                    logs[i] += math.log(timed[str(i)].wall.median_us)
+            with _timing_lock(dev):
+                for inputs, fns in per_variant:
+                    sides = [Side(str(i), fns[i], inputs) for i in alive]
+                    with torch.no_grad():
+                        timed = measure(sides, dev, warmup=10, trials=40, rounds=4, max_reruns=1)
+                    for i in alive:
+                        logs[i] += math.log(timed[str(i)].wall.median_us)
     n = max(1, len(per_variant))
     record = {
         "configs": [
