@@ -4,7 +4,7 @@
 # latency of eager, Inductor (default, reduce-overhead) and passnet (Inductor, reduce-overhead)
 # timed side by side; one JSON per model and batch in $OUT/accelerate, a table in
 # $OUT/accelerate/table.md. MODELS and BATCHES override the lists (MODEL@SIZE sets --size);
-# SYNTH=DIR reuses a synth output folder. Torchvision and timm models need those packages
+# SYNTH=DIR picks the synthesizer's library (below). Torchvision and timm models need those packages
 # (their wheels in .whl/, as for scripts/gpu_check.sh); a model whose library is missing is
 # reported and skipped.
 set -uo pipefail
@@ -18,9 +18,13 @@ else
 fi
 export PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,driver_version --format=csv | tee "$OUT/accelerate/gpu.txt"
-SYNTH=${SYNTH:-$OUT/synth}
-if [ ! -f "$SYNTH/summary.json" ]; then
-  python3 -m passnet.cli synth examples/suite --out "$SYNTH" --device cuda 2>&1 | tail -4
+# The synthesizer's library: the committed one (examples/synth_passes), or SYNTH=DIR (any
+# folder holding pass folders: a synth --out folder, a bench's synth cache). SYNTH=new
+# synthesises the suite here first (minutes of device time).
+SYNTH=${SYNTH:-examples/synth_passes}
+if [ "$SYNTH" = new ]; then
+  SYNTH=$OUT/synth
+  python3 -m passnet.cli synth examples/suite --out "$SYNTH" --device cuda --workers 8 2>&1 | tail -4
 fi
 MODELS=${MODELS:-"bert gpt2 t5-encoder vit clip-vision swin convnext whisper-encoder \
   torchvision/resnet18@224 torchvision/mobilenet_v3_small@224 torchvision/vit_b_16@224 \

@@ -1,0 +1,43 @@
+"""The committed pass library (examples/synth_passes: the synthesizer's passes kept on the
+H200) still loads, passes the static policy and matches and is correct on its own task."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from passnet.dataset.task import load_task
+from passnet.graph.sample import load_module, load_sample, materialize
+from passnet.integrity.policy import check_pass_dir
+from passnet.passes.loader import load_pass_dir
+from passnet.passes.matcher import apply_passes, to_fx
+from passnet.scores.compare import compare_outputs
+
+ROOT = Path(__file__).resolve().parents[1]
+LIBRARY = ROOT / "examples" / "synth_passes"
+FOLDERS = sorted(p for p in LIBRARY.iterdir() if p.is_dir())
+
+
+def test_the_library_is_there() -> None:
+    assert len(FOLDERS) >= 10, FOLDERS
+
+
+@pytest.mark.parametrize("folder", FOLDERS, ids=lambda p: p.name)
+def test_library_pass_fires_and_is_correct_on_its_task(folder: Path) -> None:
+    record = json.loads((folder / "synth.json").read_text())
+    assert record["status"] == "written" and record["name"] == folder.name
+    assert record["verification"]["device"].startswith("cuda")
+    assert check_pass_dir(folder / "pass") == []
+    task = load_task(ROOT / "examples" / "suite" / folder.name)
+    fp32 = [v for v in task.variants if v.dtype == "float32"]
+    variant = min(fp32, key=lambda v: sum(math.prod(m.shape) for m in load_sample(v.path).metas))
+    sample = load_sample(variant.path)
+    inputs = materialize(sample, device="cpu", seed=0)
+    reference = load_module(sample)(*inputs)
+    gm = to_fx(load_module(sample))
+    assert apply_passes(gm, load_pass_dir(folder / "pass")).total >= 1
+    t = compare_outputs(gm(*inputs), reference).tightest_passing_t
+    assert t is not None and t <= -5, t
