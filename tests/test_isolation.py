@@ -126,12 +126,37 @@ def test_what_a_pass_sees_from_inside(tmp_path: Path, monkeypatch: pytest.Monkey
     assert not [k for k in facts["env"] if re.search("KEY|TOKEN|SECRET", k)], facts["env"]
     assert Path(facts["tmpdir"]).name.startswith("passnet-worker-")
     assert facts["cwd"] == facts["tmpdir"]
+    # Triton compiles into this pass's own cache, never the user's ~/.triton shared by all
+    probe_cache = sandbox.pass_cache_dir(EXPLOITS / "sandbox_probe")
+    assert probe_cache is not None and facts["triton_cache"] == str(probe_cache)
     assert "--result-fd" not in " ".join(facts["argv"])  # the channel is not advertised
     assert facts["core"] == 0 and facts["oom_score_adj"] == "1000"
     assert v.sandbox is not None
     assert v.sandbox.memory_limit_bytes == default_memory_limit("cpu")
     if v.sandbox.network_isolated:  # where the platform allows a network namespace
         assert facts["network"].startswith("blocked") and facts["interfaces"] == ["lo"]
+
+
+def test_each_pass_gets_its_own_triton_cache(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Keyed by the pass folder's content: two folders with the same files share compiled
+    kernels, another pass (or the baselines' cache) is elsewhere; off means private."""
+    monkeypatch.setenv("PASSNET_COMPILE_CACHE", str(tmp_path / "cc"))
+    a, b, c = (tmp_path / n for n in "abc")
+    for folder, body in ((a, "x = 1\n"), (b, "x = 1\n"), (c, "x = 2\n")):
+        folder.mkdir()
+        (folder / "P.py").write_text(body)
+    ca, cb, cc = (sandbox.pass_cache_dir(f) for f in (a, b, c))
+    assert ca == cb and ca != cc
+    assert ca is not None and ca.is_relative_to(tmp_path / "cc" / "pass")
+    assert not ca.is_relative_to(tmp_path / "cc" / "triton")
+    assert sandbox.pass_cache_dir(tmp_path / "missing") is None
+    monkeypatch.setenv("PASSNET_COMPILE_CACHE", "off")
+    assert sandbox.pass_cache_dir(a) is None
+    monkeypatch.setenv("TRITON_CACHE_DIR", "/elsewhere")
+    sandbox.use_pass_cache("", str(tmp_path / "private"))
+    assert os.environ["TRITON_CACHE_DIR"] == str(tmp_path / "private" / "triton-cache")
 
 
 def test_worker_env_drops_secrets(monkeypatch: pytest.MonkeyPatch) -> None:

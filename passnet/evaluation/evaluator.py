@@ -33,7 +33,12 @@ from passnet.dataset.task import Task, Variant, load_task
 from passnet.evaluation import device_lock
 from passnet.evaluation.candidates import kind_of
 from passnet.evaluation.request import WorkerRequest
-from passnet.evaluation.sandbox import default_memory_limit, run_worker, spare_workers
+from passnet.evaluation.sandbox import (
+    default_memory_limit,
+    pass_cache_dir,
+    run_worker,
+    spare_workers,
+)
 from passnet.integrity.policy import PolicyError, check_pass_dir
 from passnet.scores.metrics import compute_scores
 
@@ -95,6 +100,13 @@ def environment(device: str) -> Environment:
     )
 
 
+def _pass_cache(candidate: CandidateSpec) -> str:
+    if not kind_of(candidate).runs_pass_code or not candidate.pass_dir:
+        return ""
+    cache = pass_cache_dir(candidate.pass_dir)
+    return str(cache) if cache is not None else ""
+
+
 def _policy(pass_dir: str) -> tuple:
     """The static policy's verdict on a pass folder, computed once per folder content in this
     process (a task's variants and a suite's items share it); the worker enforces it again."""
@@ -153,6 +165,7 @@ def evaluate_variant(
         parameters=params,
         with_inductor=with_inductor,
         lock_dir=str(device_lock.lock_dir()) if device_lock.enabled() else "",
+        pass_cache_dir=_pass_cache(candidate),
     )
     out = run_worker(request, params.timeout_s, memory_limit, isolate_network=isolate_network)
     return VariantResult.model_validate(out)

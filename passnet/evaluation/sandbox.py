@@ -64,6 +64,27 @@ def compile_cache_dir() -> Path | None:
     return base / "passnet" / "compile"
 
 
+def pass_cache_dir(pass_dir: str | Path) -> Path | None:
+    """The Triton cache of the workers that run the pass in ``pass_dir``: one folder per pass
+    content, so the variants and re-evaluations of one pass share compiled kernels while no
+    pass reaches another's (or a baseline's) cache. None when the compile cache is off, or
+    for a folder that is not there (the worker then keeps a private cache in its TMPDIR)."""
+    from passnet.dataset.suite import folder_digest
+
+    shared = compile_cache_dir()
+    folder = Path(pass_dir)
+    if shared is None or not folder.is_dir():
+        return None
+    return shared / "pass" / folder_digest(folder)[:24] / "triton"
+
+
+def use_pass_cache(cache: str, tmpdir: str) -> None:
+    """Point this pass worker's Triton at ``cache`` (or at its private TMPDIR) before any pass
+    code runs: Triton reads ``TRITON_CACHE_DIR`` at each compile, and without it would use the
+    user's ``~/.triton/cache``, which every pass worker would then share."""
+    os.environ["TRITON_CACHE_DIR"] = cache or str(Path(tmpdir) / "triton-cache")
+
+
 def worker_env(device: str, tmpdir: str, trusted: bool = False) -> dict[str, str]:
     """The environment a worker sees: no secrets, a private TMPDIR, the interpreter on CPU.
 

@@ -19,9 +19,11 @@ import argparse
 import json
 import os
 import sys
+import tempfile
 import time
 from typing import TYPE_CHECKING, NoReturn
 
+from passnet.evaluation.candidates import kind_of
 from passnet.evaluation.request import WorkerRequest
 from passnet.evaluation.variant import error_site, run_variant, short_error
 
@@ -96,6 +98,10 @@ def serve(channel: int, guardian: Guardian) -> NoReturn:
         os._exit(0)
     req = WorkerRequest.model_validate_json(text)
     guardian.arm(req.timeout_s)  # our own wall-clock and CPU-time limits start now
+    if kind_of(req.candidate).runs_pass_code:  # before the pass's code can compile anything
+        from passnet.evaluation.sandbox import use_pass_cache  # sandbox imports this module
+
+        use_pass_cache(req.pass_cache_dir, os.environ.get("TMPDIR") or tempfile.gettempdir())
     nonce, req.nonce = req.nonce, ""
     t0 = time.perf_counter()
     try:
