@@ -361,6 +361,9 @@ def test_workers_outlive_the_thread_that_asked_and_keep_its_cpus(
     try:
         time.sleep(1.0)
         assert worker.proc.poll() is None, "the worker died with the thread that asked for it"
+        deadline = time.monotonic() + 20  # a worker of its own pins itself once Python is up
+        while os.sched_getaffinity(worker.proc.pid) != pin and time.monotonic() < deadline:
+            time.sleep(0.1)
         assert os.sched_getaffinity(worker.proc.pid) == pin
         assert sorted(os.sched_getaffinity(0)) == cpus
     finally:
