@@ -172,3 +172,20 @@ def test_interpreter_timings_never_reach_the_speedup_columns(tmp_path):
     assert r["AS"] == pytest.approx(1.0)  # correct everywhere, scored as speedup 1.0
     assert r["gmean_vs_eager"] is None and r["task_gmean_vs_eager"] == {
         "task_a": None, "task_b": None}  # fmt: skip
+
+
+def test_terminal_leaderboard_shows_labels_with_brackets(tmp_path):
+    """``inductor[mode=reduce-overhead]`` is a label, not Rich markup: it was printed as
+    ``inductor`` (indistinguishable from the default mode)."""
+    from rich.console import Console
+
+    from passnet.reports.leaderboard import print_leaderboard
+
+    suite = make_suite(tmp_path)
+    with Store(tmp_path / "s.db") as st:
+        rid = run(st, suite, "inductor", "inductor:reduce-overhead")
+        board = build_leaderboard(st, [rid])
+    console = Console(record=True, width=250)
+    print_leaderboard(board, console)
+    text = console.export_text()
+    assert "inductor[mode=reduce-overhead]" in text

@@ -292,7 +292,9 @@ def table_header(board: Leaderboard) -> list[str]:
 
 
 def print_leaderboard(board: Leaderboard, console: object) -> None:
-    """A Rich table of the leaderboard, plus per-task AS when there are several tasks."""
+    """A Rich table of the leaderboard, plus per-task AS when there are several tasks. Labels
+    are escaped: ``inductor[mode=reduce-overhead]`` is not Rich markup."""
+    from rich.markup import escape
     from rich.table import Table
 
     title = "leaderboard — " + ", ".join(r["run_id"] for r in board.runs)
@@ -302,7 +304,7 @@ def print_leaderboard(board: Leaderboard, console: object) -> None:
             h, overflow="fold", justify="left" if h in ("run", "candidate") else "right"
         )
     for cells in table_rows(board):
-        table.add_row(*cells)
+        table.add_row(*map(escape, cells))
     console.print(table)  # type: ignore[attr-defined]
     tasks = board.tasks()
     if len(tasks) > 1 or len(board.runs) > 1:
@@ -310,7 +312,8 @@ def print_leaderboard(board: Leaderboard, console: object) -> None:
         per.add_column("task")
         for r in board.rows:
             per.add_column(
-                f"{r.run_id}\n{r.name}" if len(board.runs) > 1 else r.name, justify="right"
+                escape(f"{r.run_id}\n{r.name}" if len(board.runs) > 1 else r.name),
+                justify="right",
             )
         for t in tasks:
             per.add_row(t, *[task_cell(r, t) for r in board.rows])
