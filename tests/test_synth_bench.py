@@ -188,3 +188,43 @@ def test_parallel_synthesis_gives_each_task_its_own_verdict_in_order(tmp_path: P
     ]
     assert par[0].status == "skipped" and par[1].status == "written"
     assert (tmp_path / "par" / FUSED / "pass").is_dir()
+
+
+def test_keep_rules_name_distinct_candidates_with_their_own_caches() -> None:
+    """``synth`` = ``synth:win`` (the id runs had before keep rules); ``synth:correct`` is
+    another candidate whose synthesis never shares the default's cache folder."""
+    from passnet.core.results import Environment
+    from passnet.evaluation.candidates.synth import keep_rule
+    from passnet.runner.synth_candidate import synth_cache_dir
+
+    win, same, correct = (parse_candidate(t) for t in ("synth", "synth:win", "synth:correct"))
+    assert candidate_id(win) == candidate_id(same) and win.options == {}
+    assert candidate_id(correct)[0] != candidate_id(win)[0]
+    assert (keep_rule(win), keep_rule(correct)) == ("win", "correct")
+    assert correct.label == "synth[keep=correct]"
+    with pytest.raises(ValueError, match="unknown synth keep rule 'fast'"):
+        parse_candidate("synth:fast")
+    env = Environment(device="cuda:0", device_name="NVIDIA H200", torch="2.11", triton="3.6",
+                      python="3.12", platform="linux")  # fmt: skip
+    root = Path("/cache")
+    assert synth_cache_dir(root, "h", env) == synth_cache_dir(root, "h", env, "win")
+    assert synth_cache_dir(root, "h", env, "correct") != synth_cache_dir(root, "h", env)
+
+
+def test_keep_correct_keeps_a_correct_pass_that_loses_to_eager() -> None:
+    from passnet.synth.driver import _verdict
+
+    slow = {"gmean_speedup": 0.93, "variants": [
+        {"graph": "g", "dtype": "float32", "status": "ok", "tightest_t": -6, "error": None}]}  # fmt: skip
+    assert _verdict(slow, "cuda:0", "win") == "no win: 0.930x vs eager (gmean)"
+    assert _verdict(slow, "cuda:0", "correct") is None
+    wrong = {**slow, "variants": [{**slow["variants"][0], "tightest_t": -2}]}
+    assert _verdict(wrong, "cuda:0", "correct").startswith("numerics: g (float32)")
+
+
+def test_synth_cli_refuses_an_unknown_keep_rule(tmp_path: Path) -> None:
+    from passnet.cli import app
+
+    task = _smallest(FUSED, tmp_path / "suite")
+    res = CliRunner().invoke(app, ["synth", str(task), "--out", str(tmp_path / "o"), "--keep", "x"])
+    assert res.exit_code != 0 and "unknown --keep 'x'" in res.output, res.output

@@ -35,6 +35,13 @@ def synth_cmd(
     warmup: Annotated[int | None, typer.Option(help="untimed calls per side")] = None,
     trials: Annotated[int | None, typer.Option(help="timed calls per side")] = None,
     timeout: Annotated[float, typer.Option(help="wall-clock limit per variant, seconds")] = 600.0,
+    keep: Annotated[
+        str,
+        typer.Option(
+            help="which verified passes to keep: 'win' (correct and faster than eager on "
+            "a GPU) or 'correct' (every correct one, slower too)"
+        ),
+    ] = "win",
     workers: Annotated[
         int,
         typer.Option(
@@ -64,6 +71,10 @@ def synth_cmd(
             _fail("--device cuda asked for, but PyTorch sees no CUDA GPU; use --device cpu.")
     elif device != "cpu":
         _fail(f"unknown --device {device!r}; use cpu or cuda[:N].")
+    from passnet.evaluation.candidates.synth import KEEP
+
+    if keep not in KEEP:
+        _fail(f"unknown --keep {keep!r}; use one of: {', '.join(KEEP)}.")
     tasks = [t for t in task_folders(target) if not filter_ or fnmatch.fnmatch(t.name, filter_)]
     if not tasks:
         _fail(f"no task folder (with graph_list.txt) in {target}.")
@@ -83,7 +94,7 @@ def synth_cmd(
 
     results = synthesize_tasks([(p, None) for p in tasks], out, workers=workers,
                                on_result=progress, device=device, verify=verify,
-                               parameters=params, tune=tune)  # fmt: skip
+                               parameters=params, tune=tune, keep=keep)  # fmt: skip
     for path, r in zip(tasks, results, strict=True):
         ver = r.verification or {}
         ts = [v["tightest_t"] for v in ver.get("variants", []) if v["tightest_t"] is not None]

@@ -312,24 +312,32 @@ def _resolve_synth(
     pending: list[WorkItem],
     on_synth: Callable[[str, SynthResult], None] | None,
 ) -> tuple[list[WorkItem], list[tuple[WorkItem, VariantResult]]]:
-    """Synthesise (or reuse) the pass of each task with pending ``synth`` items."""
+    """Synthesise (or reuse) the pass of each task with pending ``synth`` items, per synth
+    candidate (each keep rule has its own cache)."""
     synth = [c for c in plan.candidates if c.spec.kind == "synth"]
     if not synth or not any(i.candidate.spec.kind == "synth" for i in pending):
         return pending, []
+    from passnet.evaluation.candidates.synth import keep_rule
     from passnet.runner.synth_candidate import resolve_synth, synth_cache_dir
 
     root = Path(config.synth_dir) if config.synth_dir else Path(store.path).parent / "synth"
-    cache = synth_cache_dir(root.resolve(), synth[0].content_hash, plan.environment)
     tasks = {t.task_id: t for t in plan.suite.tasks}
-    return resolve_synth(
-        pending,
-        tasks,
-        cache,
-        config.device,
-        plan.parameters,
-        on_synth,
-        workers=config.synth_workers,
-    )
+    skipped: list[tuple[WorkItem, VariantResult]] = []
+    for cand in synth:
+        keep = keep_rule(cand.spec)
+        cache = synth_cache_dir(root.resolve(), cand.content_hash, plan.environment, keep)
+        pending, more = resolve_synth(
+            pending,
+            tasks,
+            cache,
+            config.device,
+            plan.parameters,
+            on_synth,
+            workers=config.synth_workers,
+            candidate_id=cand.candidate_id,
+        )
+        skipped += more
+    return pending, skipped
 
 
 def bench(

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from passnet.core.results import CandidateSpec, Environment, Parameters, Status, VariantResult
 from passnet.core.tolerance import ErrorClass
 from passnet.dataset.suite import SuiteTask, _suite_task, digest
+from passnet.evaluation.candidates.synth import keep_rule
 
 if TYPE_CHECKING:  # bench imports this module at run time, not the other way round
     from passnet.runner.bench import WorkItem
@@ -32,10 +33,12 @@ TRANSIENT = ("synthesizer error", "crash", "timeout")
 the next resolution, e.g. after ``--rerun-failed --rerun-status no_match``, synthesises again."""
 
 
-def synth_cache_dir(root: Path, content_hash: str, env: Environment) -> Path:
-    """Where one synthesizer version keeps its folders for one device model."""
+def synth_cache_dir(root: Path, content_hash: str, env: Environment, keep: str = "win") -> Path:
+    """Where one synthesizer version keeps its folders for one device model and keep rule
+    (the default rule's folders keep the name they had before keep rules existed)."""
     device = env.device.split(":")[0]
-    return root / f"{device}-{digest(content_hash, device, env.device_name, n=12)}"
+    parts = (content_hash, device, env.device_name) + (() if keep == "win" else (keep,))
+    return root / f"{device}-{digest(*parts, n=12)}"
 
 
 def synth_folder(cache: Path, task: SuiteTask) -> Path:
@@ -61,7 +64,7 @@ def _reusable(folder: Path) -> SynthResult | None:
 
 def synthesize_cached(
     tasks: list[SuiteTask], cache: Path, device: str, timeout_s: float, *, workers: int = 1,
-    on_task: Callable[[str, SynthResult], None] | None = None,
+    on_task: Callable[[str, SynthResult], None] | None = None, keep: str = "win",
 ) -> list[SynthResult]:  # fmt: skip
     """Each task's synthesis from the cache, else synthesised (and verified) now, ``workers``
     tasks at once (``passnet.synth.driver.synthesize_tasks``)."""
@@ -80,7 +83,7 @@ def synthesize_cached(
 
     made = synthesize_tasks([(tasks[i].task.path, synth_folder(cache, tasks[i]).name) for i in todo],
                             cache, workers=workers, on_result=finished, device=device,
-                            parameters=params)  # fmt: skip
+                            parameters=params, keep=keep)  # fmt: skip
     for i, r in zip(todo, made, strict=True):
         out[i] = r
     return out  # type: ignore[return-value]
@@ -106,19 +109,27 @@ def resolve_synth(
     on_task: Callable[[str, SynthResult], None] | None = None,
     *,
     workers: int = 1,
+    candidate_id: str | None = None,
 ) -> tuple[list[WorkItem], list[tuple[WorkItem, VariantResult]]]:
     """Split ``items``: synth items of tasks with a pass become ``pass`` items on its folder
     (same candidate id), synth items of skipped tasks become (item, skipped result) pairs;
-    other items pass through unchanged. Synthesises each task once, ``workers`` at a time."""
+    other items pass through unchanged. Synthesises each task once, ``workers`` at a time.
+    ``candidate_id``: resolve only that synth candidate's items (each keep rule has its own
+    cache); None: every synth item, under the first one's keep rule."""
+
+    def mine(item: WorkItem) -> bool:
+        c = item.candidate
+        return c.spec.kind == "synth" and candidate_id in (None, c.candidate_id)
+
     out, skipped = [], []
-    order = list(
-        dict.fromkeys(i.variant.task_id for i in items if i.candidate.spec.kind == "synth")
-    )
+    first = next((i.candidate.spec for i in items if mine(i)), None)
+    order = list(dict.fromkeys(i.variant.task_id for i in items if mine(i)))
     results = synthesize_cached([tasks[t] for t in order], cache, device, params.timeout_s,
-                                workers=workers, on_task=on_task)  # fmt: skip
+                                workers=workers, on_task=on_task,
+                                keep=keep_rule(first) if first else "win")  # fmt: skip
     done = dict(zip(order, results, strict=True))
     for item in items:
-        if item.candidate.spec.kind != "synth":
+        if not mine(item):
             out.append(item)
             continue
         tid = item.variant.task_id
@@ -126,7 +137,8 @@ def resolve_synth(
         if r.status == "written":
             folder = synth_folder(cache, tasks[tid]) / "pass"
             spec = CandidateSpec(kind="pass", pass_dir=str(folder.resolve()))
-            out.append(replace(item, candidate=replace(item.candidate, spec=spec, name="synth")))
+            name = item.candidate.spec.label
+            out.append(replace(item, candidate=replace(item.candidate, spec=spec, name=name)))
         else:
             v = item.variant.variant
             skipped.append((item, skipped_result(v.graph, v.dtype, r.reason)))

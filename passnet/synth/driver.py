@@ -22,6 +22,7 @@ from typing import Any
 
 from passnet.core.results import CandidateSpec, Parameters, Status, TaskResult
 from passnet.dataset.task import GRAPH_LIST, Task, load_task
+from passnet.evaluation.candidates.synth import KEEP
 from passnet.passes.loader import write_pass_dir
 from passnet.synth.emit import Tuning, module_source
 from passnet.synth.graph import Group, analyse, select, trace_variant
@@ -57,6 +58,7 @@ class SynthResult:
     trajectory: str | None = None  # trajectory.json's path, or why it could not be written
     tuning: dict[str, Any] | None = None  # the launch-shape search on the device (synth.tune)
     seconds: float = 0.0
+    keep: str = "win"  # the keep rule the verdict applied (KEEP)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2) + "\n"
@@ -108,8 +110,8 @@ def _summary(result: TaskResult) -> dict[str, Any]:
             "gmean_speedup": gmean, "variants": variants}  # fmt: skip
 
 
-def _verdict(summary: dict[str, Any], device: str) -> str | None:
-    """Why a verified pass is not kept, or None."""
+def _verdict(summary: dict[str, Any], device: str, keep: str = "win") -> str | None:
+    """Why a verified pass is not kept under the ``keep`` rule, or None."""
     for v in summary["variants"]:
         if v["status"] != Status.OK.value:
             kind = "numerics" if v["status"] == Status.INCORRECT.value else v["status"]
@@ -117,7 +119,7 @@ def _verdict(summary: dict[str, Any], device: str) -> str | None:
         t = v["tightest_t"]
         if t is None or t > STRICT_T:
             return f"numerics: {v['graph']} ({v['dtype']}) passes only at t = {t}"
-    if device.startswith("cuda"):
+    if keep == "win" and device.startswith("cuda"):
         g = summary["gmean_speedup"]
         if g is None or g <= 1.0:
             return f"no win: {'unmeasured' if g is None else f'{g:.3f}x'} vs eager (gmean)"
@@ -126,11 +128,15 @@ def _verdict(summary: dict[str, Any], device: str) -> str | None:
 
 def synthesize_task(task_path: str | Path, out: str | Path, *, device: str = "cpu",
                     verify: bool = True, parameters: Parameters | None = None,
-                    folder_name: str | None = None, tune: bool = True) -> SynthResult:  # fmt: skip
+                    folder_name: str | None = None, tune: bool = True,
+                    keep: str = "win") -> SynthResult:  # fmt: skip
     """Write ``out/<task>/pass/`` (or ``rejected_pass/``), ``out/<task>/synth.json`` and, when
     a written pass was verified, ``out/<task>/trajectory.json`` (the agent's record format).
     ``folder_name`` replaces ``<task>`` (the bench cache keys folders by content). ``tune``: on
-    a GPU, choose the launch shape on the device first (``passnet.synth.tune``)."""
+    a GPU, choose the launch shape on the device first (``passnet.synth.tune``). ``keep``:
+    which verified passes are kept (``KEEP``: ``win``, the default, or ``correct``)."""
+    if keep not in KEEP:
+        raise ValueError(f"unknown keep rule {keep!r}; known: {', '.join(KEEP)}")
     t0 = time.perf_counter()
     task = load_task(task_path)
     folder = Path(out) / (folder_name or task.path.name)
@@ -141,7 +147,7 @@ def synthesize_task(task_path: str | Path, out: str | Path, *, device: str = "cp
         else:
             target.unlink(missing_ok=True)
     folder.mkdir(parents=True, exist_ok=True)
-    result = SynthResult(task=str(task.path), name=task.name, status="skipped")
+    result = SynthResult(task=str(task.path), name=task.name, status="skipped", keep=keep)
     try:
         _synthesize(task, folder, result, device, verify, parameters, tune)
     except Unfusable as exc:
@@ -190,7 +196,7 @@ def _synthesize(task: Task, folder: Path, result: SynthResult, device: str, veri
         evaluated = evaluate_task(task, spec, device=device, parameters=params)
         summary = _summary(evaluated)
         result.verification = summary
-        result.reason = _verdict(summary, device)
+        result.reason = _verdict(summary, device, result.keep)
         try:  # training data is a by-product: its failure never costs the pass
             result.trajectory = str(write_trajectory(
                 folder / TRAJECTORY_JSON, task, pass_dir, result.rules, evaluated, result.reason,
