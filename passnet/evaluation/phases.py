@@ -230,6 +230,8 @@ class VariantRun(TimingPhase):
         except Exception as exc:  # noqa: BLE001 - any failure of the candidate is classified
             status = Status.COMPILE_ERROR if dynamo and k == 0 else Status.RUNTIME_ERROR
             raise Failed(status, f"{short_error(exc)}{error_site(exc)}{where}") from exc
+        if k == 0:  # the candidate's first call: Triton's or a compiler's compile happens here
+            self.phase("first_call")
         if k == 0 and dynamo:
             self.result.matches = self.built.matches
             if self.kind.runs_pass_code and sum(self.built.matches.values()) == 0:
