@@ -2,7 +2,8 @@
 # Everything that needs the GPU machine, in one call: GPU tests, call-path overheads, and the
 # bundled example under eager, Inductor and the bundled pass (direct and Dynamo call paths), and
 # the bundled suite (or one rebuilt here: SUITE_REBUILD=1). EXAMPLE_BENCH=0, GPU_TESTS=0 and
-# SUITE_BENCH=0 skip a part; THROUGHPUT=1 adds the evaluator-throughput comparison.
+# SUITE_BENCH=0 skip a part; THROUGHPUT=1 adds the evaluator-throughput comparison, PROFILE=1
+# the per-variant host/device profile of the synthesised passes.
 # Expects the wheels of packages missing there in .whl/ (see docs/benchmarks.md); writes to $OUT.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -41,6 +42,28 @@ if [ "${THROUGHPUT:-0}" = 1 ]; then
     done
   done 2>&1 | tee "$OUT/throughput.txt"
   tar czf "$OUT/throughput.tgz" "$OUT"/tp_*.json && rm -f "$OUT"/tp_*.json
+fi
+# PROFILE=1: host and device time of eager and each synthesised pass, per variant
+# (scripts/profile_pass.py): the kept library and the passes rejected on 2026-12-04 (mostly
+# "no win"), to tell host overhead from kernel time. PROFILE_GRAPH narrows the variants.
+if [ "${PROFILE:-0}" = 1 ]; then
+  mkdir -p "$OUT/profile"
+  for d in examples/synth_passes/*/ docs/results/h200-2026-12-04-synth/rejected/*/; do
+    t=$(basename "$d")
+    python3 scripts/profile_pass.py "examples/suite/$t" --pass-dir "$d/pass" --device cuda \
+      --graph "${PROFILE_GRAPH:-*}" --json "$OUT/profile/$t.json" > /dev/null 2>"$OUT/profile/$t.err" \
+      && rm -f "$OUT/profile/$t.err"
+    python3 - "$OUT/profile/$t.json" <<'EOF2' 2>/dev/null
+import json, sys
+d = json.load(open(sys.argv[1]))
+for v in d["variants"]:
+    if "pass" in v:
+        e, p = v["eager"], v["pass"]
+        print(f"{d['task'][:50]:50} {v['graph'][-40:]:40} {v['speedup']:.3f}x host {e['host_issue_us']:.1f}/{p['host_issue_us']:.1f} "
+              f"device {e.get('device_us', 0):.1f}/{p.get('device_us', 0):.1f} kernels {e.get('kernels')}/{p.get('kernels')}")
+EOF2
+  done 2>&1 | tee "$OUT/profile.txt"
+  tar czf "$OUT/profile.tgz" -C "$OUT" profile && rm -rf "$OUT/profile"
 fi
 if [ "${GPU_TESTS:-1}" = 1 ]; then
   # Only the modules that hold GPU tests: others import clients (openai) the machine lacks.

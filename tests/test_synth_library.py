@@ -41,3 +41,27 @@ def test_library_pass_fires_and_is_correct_on_its_task(folder: Path) -> None:
     assert apply_passes(gm, load_pass_dir(folder / "pass")).total >= 1
     t = compare_outputs(gm(*inputs), reference).tightest_passing_t
     assert t is not None and t <= -5, t
+
+
+def test_profile_script_reports_both_sides_per_variant(tmp_path: Path) -> None:
+    """scripts/profile_pass.py (run on the GPU by gpu_check.sh PROFILE=1) on one variant:
+    the pass matched, both sides timed; on CPU no device profile is taken."""
+    import subprocess
+    import sys
+
+    folder = LIBRARY / "fusible_batch_norm_relu_9cfe87c2"
+    out = tmp_path / "p.json"
+    cmd = [sys.executable, str(ROOT / "scripts" / "profile_pass.py"),
+           str(ROOT / "examples" / "suite" / folder.name), "--pass-dir", str(folder / "pass"),
+           "--graph", "*float32*", "--warmup", "1", "--trials", "3", "--rounds", "1",
+           "--issue", "2", "--json", str(out)]  # fmt: skip
+    subprocess.run(cmd, check=True, capture_output=True, cwd=ROOT, timeout=300)
+    report = json.loads(out.read_text())
+    assert report["task"] == folder.name and report["device"] == "cpu"
+    (first, *_) = report["variants"]
+    assert all(v["graph"].startswith("graphs/float32/") for v in report["variants"])
+    assert first["matches"] == 1
+    for side in ("eager", "pass"):
+        assert first[side]["sync_us"] > 0 and first[side]["host_issue_us"] > 0
+        assert "device_us" not in first[side]
+    assert first["speedup"] > 0
