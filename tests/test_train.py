@@ -209,6 +209,44 @@ def test_reward_function_scores_completions_concurrently(chain: dict) -> None:
     assert reward.__name__ == "passnet_AS"
 
 
+def test_verl_and_openrlhf_reward_files_score_like_the_reward_function(
+    chain: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """passnet/train/adapters.py loaded by file path, as verl and OpenRLHF load a reward file:
+    a correct pass scores 1.0, a wrong one its AS below 1, nothing written 0."""
+    import importlib.util
+
+    import passnet.train.adapters as installed
+
+    monkeypatch.setenv("PASSNET_REWARD_DEVICE", "cpu")
+    monkeypatch.setenv("PASSNET_REWARD_TRIALS", "3")
+    monkeypatch.setenv("PASSNET_REWARD_CONCURRENCY", "2")
+    spec = importlib.util.spec_from_file_location("reward_file", installed.__file__)
+    adapters = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(adapters)  # type: ignore[union-attr]
+    record, task = chain["record"], chain["task"]
+
+    def completion(files: dict[str, str]) -> str:
+        return "".join('<tool_call>{"name": "file_editor", "arguments": '
+                       + json.dumps({"command": "create", "path": p, "file_text": t})
+                       + "}</tool_call>" for p, t in files.items())  # fmt: skip
+
+    good, bad = completion(record.final_files), completion(_wrong(record.final_files))
+    row = adapters.verl_rows([task], device="cpu")[0]
+    truth = row["reward_model"]["ground_truth"]
+    assert row["data_source"] == adapters.DATA_SOURCE and truth == str(task.path)
+    assert row["prompt"][0]["role"] == "system" and row["extra_info"]["task"] == TASK
+    one = adapters.compute_score(row["data_source"], good, truth, row["extra_info"])
+    assert one["score"] == 1.0 and one["correct"] is True
+    batch = adapters.compute_score_batch(["passbench"] * 2, [bad, "no call"], [truth] * 2)
+    assert 0 < batch[0]["score"] < 1.0 and not batch[0]["correct"] and batch[1]["score"] == 0.0
+    prompt = "<|im_start|>user\nwrite the pass<|im_end|>\n<|im_start|>assistant\n"
+    out = adapters.reward_func([prompt + good, prompt + bad], [prompt, prompt], [truth, truth])
+    assert out["rewards"].tolist()[0] == 1.0 and 0 < out["rewards"].tolist()[1] < 1.0
+    assert out["extra_logs"]["passnet_correct"].tolist() == [1.0, 0.0]
+    assert adapters.openrlhf_rows([task], device="cpu")[0]["task"] == truth
+
+
 def test_train_commands_are_left_out_without_trl(monkeypatch: pytest.MonkeyPatch) -> None:
     import importlib.util
     import sys
