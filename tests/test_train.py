@@ -130,6 +130,9 @@ def test_sft_step_changes_weights_checkpoints_and_resumes(chain: dict) -> None:
     assert before.keys() == after.keys()
     assert all(not (before[k] == after[k]).all() for k in before)  # every tensor moved
     assert (root / "ckpt" / "checkpoints" / "checkpoint-1").is_dir()
+    metrics = json.loads((root / "ckpt" / "train_metrics.json").read_text())
+    assert metrics["num_tokens"] > 0 and metrics["tokens_per_second"] > 0
+    assert metrics["peak_memory_gib"] is None  # no GPU here
     out = _cli("train", "sft", root / "ds", "--model", root / "tiny", "--out", root / "ckpt",
                "--max-steps", "2", "--batch-size", "1", "--save-steps", "1", "--resume",
                "--no-gradient-checkpointing")  # fmt: skip
@@ -268,19 +271,18 @@ def test_train_commands_are_left_out_without_trl(monkeypatch: pytest.MonkeyPatch
 
 
 def test_one_grpo_step_against_the_reward(chain: dict) -> None:
-    from datasets import Dataset
-    from trl import GRPOConfig, GRPOTrainer
-
-    from passnet.train.reward import PassReward, grpo_rows
-
+    """``passnet train grpo``: one GRPOTrainer step with the evaluator's reward, each logged
+    step's rewards in rewards.jsonl, the trained model saved."""
     root, task = chain["root"], chain["task"]
-    args = GRPOConfig(output_dir=str(root / "grpo"), per_device_train_batch_size=2,
-                      num_generations=2, max_completion_length=8, max_steps=1, logging_steps=1,
-                      save_strategy="no", report_to="none", use_cpu=True)  # fmt: skip
-    reward = PassReward([task], parameters=PARAMS)
-    trainer = GRPOTrainer(model=str(root / "ckpt"), reward_funcs=reward, args=args,
-                          train_dataset=Dataset.from_list(grpo_rows([task]) * 2))  # fmt: skip
-    assert trainer.train().global_step == 1
-    logged = trainer.state.log_history[0]
-    assert logged["rewards/passnet_AS/mean"] == 0.0  # a random model writes no pass
-    assert len(reward.last) == 2
+    out = _cli("train", "grpo", task.path, "--model", root / "ckpt", "--out", root / "grpo",
+               "--steps", "1", "--generations", "2", "--batch-size", "2",
+               "--max-completion-length", "8", "--trials", "3")  # fmt: skip
+    assert "1 step(s) on 1 task(s)" in out and "mean reward 0.0000" in out, out
+    logged = [json.loads(x) for x in (root / "grpo" / "rewards.jsonl").read_text().splitlines()]
+    assert logged[0]["rewards/passnet_AS/mean"] == 0.0  # a random model writes no pass
+    metrics = json.loads((root / "grpo" / "grpo_metrics.json").read_text())
+    assert metrics["global_step"] == 1 and metrics["rewards"] == [0.0]
+    assert (root / "grpo" / "config.json").is_file()
+    assert "is not a multiple of 3 generations" in _fails(
+        "train", "grpo", task.path, "--model", root / "ckpt", "--out", root / "g2",
+        "--generations", "3", "--batch-size", "4")  # fmt: skip

@@ -164,7 +164,61 @@ def sft_cmd(
         f"{metrics['global_step']} step(s) over {metrics['rows']} conversation(s), train loss "
         f"{metrics.get('train_loss', float('nan')):.4f}; checkpoint in {out}"
     )
+    tps, peak = metrics.get("tokens_per_second"), metrics.get("peak_memory_gib")
+    if tps or peak:
+        console.print(f"{metrics.get('num_tokens') or 0:.0f} tokens, {tps or '-'} tokens/s, "
+                      f"peak GPU memory {peak if peak is not None else '-'} GiB "
+                      f"({out / 'train_metrics.json'})")  # fmt: skip
     console.print(f"run it: passnet agent run SUITE --backend hf --model {out}")
+
+
+@train_app.command("grpo")
+def grpo_cmd(
+    tasks: Annotated[Path, typer.Argument(help="a task folder or a suite of task folders")],
+    model: Annotated[str, typer.Option(help="policy: a checkpoint folder (after SFT)")],
+    out: Annotated[Path, typer.Option(help="where the trained model and logs go")],
+    steps: Annotated[int, typer.Option(min=1, help="optimizer steps")] = 10,
+    generations: Annotated[int, typer.Option(min=2, help="completions per prompt")] = 8,
+    batch_size: Annotated[
+        int, typer.Option(min=2, help="completions per device and step (x generations)")
+    ] = 8,
+    max_completion_length: Annotated[int, typer.Option(help="tokens per completion")] = 2048,
+    learning_rate: Annotated[float, typer.Option(help="learning rate")] = 1e-6,
+    reward_device: Annotated[
+        str, typer.Option(help="where passes are evaluated: cpu, cuda[:N][,cuda:M]")
+    ] = "cpu",
+    reward_concurrency: Annotated[int, typer.Option(help="evaluations at once")] = 4,
+    trials: Annotated[int | None, typer.Option(help="timed calls a side per evaluation")] = None,
+    seed: Annotated[int, typer.Option(help="training seed")] = 0,
+) -> None:
+    """GRPO with TRL against the evaluator's reward (AS less integrity penalties)."""
+    from passnet.core.results import default_parameters
+    from passnet.dataset.task import TaskError, load_task
+    from passnet.synth.driver import task_folders
+    from passnet.train.grpo import GRPOError, GRPORecipe, run_grpo
+
+    _quiet_datasets()
+    if not tasks.is_dir():
+        _fail(f"{tasks} is not a task or suite folder.")
+    try:
+        loaded = [load_task(p) for p in task_folders(tasks)]
+    except TaskError as exc:
+        _fail(str(exc))
+    recipe = GRPORecipe(max_steps=steps, generations=generations, batch_size=batch_size,
+                        max_completion_length=max_completion_length, learning_rate=learning_rate,
+                        reward_device=reward_device, reward_concurrency=reward_concurrency,
+                        seed=seed)  # fmt: skip
+    params = default_parameters(reward_device.split(",")[0], trials=trials)
+    try:
+        summary = run_grpo(loaded, model, out, recipe, params)
+    except GRPOError as exc:
+        _fail(str(exc))
+    mean = summary["mean_reward"]
+    console.print(
+        f"{summary['global_step']} step(s) on {summary['tasks']} task(s), "
+        f"{summary['seconds_per_step']} s a step, mean reward "
+        f"{'-' if mean is None else f'{mean:.4f}'}; rewards per step in {out / 'rewards.jsonl'}"
+    )
 
 
 @train_app.command("tiny-model")

@@ -12,6 +12,7 @@ model at ``OUT``, so ``--backend hf`` and vLLM load ``OUT`` like any checkpoint.
 
 from __future__ import annotations
 
+import json
 import math
 import os
 from dataclasses import dataclass, field
@@ -95,6 +96,7 @@ def sft_config(recipe: SFTRecipe, out: Path, use_bf16: bool) -> Any:
         report_to="none",
         seed=recipe.seed,
         dataset_num_proc=None,
+        include_num_input_tokens_seen="non_padding",  # tokens/s in train_metrics.json
         **extra,
     )
 
@@ -166,4 +168,20 @@ def run_sft(
     metrics["global_step"] = result.global_step
     metrics["rows"] = len(train)
     metrics["steps_per_epoch"] = math.ceil(len(train) / recipe.batch_size)
+    metrics.update(throughput(trainer.state.num_input_tokens_seen, metrics.get("train_runtime")))
+    if trainer.accelerator.is_main_process:
+        (out / "train_metrics.json").write_text(json.dumps(metrics, indent=2) + "\n")
     return metrics
+
+
+def throughput(tokens: float | None, runtime: float | None) -> dict[str, Any]:
+    """Tokens trained on (non-padding input tokens the trainer counted), tokens per second
+    over the run, and the peak GPU memory of this process (GiB; None on CPU)."""
+    import torch
+
+    out: dict[str, Any] = {"num_tokens": tokens, "tokens_per_second": None, "peak_memory_gib": None}
+    if tokens and runtime:
+        out["tokens_per_second"] = round(tokens / runtime, 1)
+    if torch.cuda.is_available():
+        out["peak_memory_gib"] = round(torch.cuda.max_memory_allocated() / 2**30, 3)
+    return out
