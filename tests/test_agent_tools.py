@@ -201,6 +201,22 @@ def test_feedback_is_compact_and_groups_reasons() -> None:
     assert len(text) < 4000
 
 
+def test_feedback_says_where_a_correct_graph_misses_the_strict_levels() -> None:
+    """Correct only from t = -3: AS weighs t = -5..-3 most, so the author is told which
+    element fails t = -4 (after every failure's reason)."""
+    where = "at t = -4: output 0 [2, 5]: 1.00391 vs reference 1 (|d| 0.0039 > 0.0036)"
+    loose = VariantResult(graph="graphs/loose", dtype="float16", status=Status.OK, speedup=1.1,
+                          comparison=Comparison(tightest_passing_t=-3, detail=where))  # fmt: skip
+    strict = VariantResult(graph="graphs/strict", dtype="float32", status=Status.OK, speedup=1.1,
+                           comparison=Comparison(tightest_passing_t=-5, detail="at t = -6: x"))  # fmt: skip
+    wrong = VariantResult(graph="graphs/wrong", dtype="float32", status=Status.INCORRECT,
+                          error="outputs differ")  # fmt: skip
+    text = format_feedback(_result([loose, strict, wrong], 0.5), best_as=0.5)
+    assert f"why (graphs/loose): correct only from t = -3: {where}" in text
+    assert "at t = -6" not in text  # correct at -5: nothing to fix for AS
+    assert text.index("why (graphs/wrong)") < text.index("why (graphs/loose)")
+
+
 # -- prompts -------------------------------------------------------------------------------
 
 

@@ -85,3 +85,23 @@ def test_dict_outputs_compare_per_tensor_and_by_keys() -> None:
     assert compare_outputs(off, ref).tightest_passing_t is None
     with pytest.raises(StructureError, match="keys"):
         compare_outputs({"x": torch.ones(3), "b": ref["b"]}, ref)
+
+
+def test_detail_locates_the_worst_element_of_the_first_failing_level() -> None:
+    """A comparison correct only at looser levels says where the next stricter one fails:
+    which output, which element, both values and the margin (what an author needs)."""
+    ref = torch.ones(4, 8, dtype=torch.float16)
+    cand = ref.clone()
+    cand[2, 5] = 1.0 + 4 * 2**-10  # four float16 ulps off at one element
+    c = compare_outputs((torch.zeros(3), cand), (torch.zeros(3), ref))
+    assert c.tightest_passing_t is not None and c.tightest_passing_t > -10
+    assert c.detail.startswith(f"at t = {c.tightest_passing_t - 1}: output 1 [2, 5]: 1.00391")
+    assert "vs reference 1 " in c.detail
+    assert compare_outputs(ref.clone(), ref).detail == ""  # passes every level: nothing to say
+    far = compare_outputs(torch.full((2,), 5.0), torch.ones(2))
+    assert (
+        far.detail.startswith("allclose fails even at t = 0")
+        and "at t = 0: output 0 [0]" in far.detail
+    )
+    scalar = compare_outputs(torch.tensor(2.0), torch.tensor(1.0))
+    assert "output 0 []: 2 vs reference 1" in scalar.detail

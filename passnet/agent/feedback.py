@@ -40,7 +40,10 @@ def _row(v: VariantResult, width: int) -> str:
 
 
 def _reason(v: VariantResult) -> str | None:
-    if v.status is Status.OK:
+    if v.status is Status.OK:  # correct; say where the strict levels AS weighs most fail
+        c = v.comparison
+        if c and c.detail and c.tightest_passing_t is not None and c.tightest_passing_t > -5:
+            return f"correct only from t = {c.tightest_passing_t}: {c.detail}"
         return None
     text = (v.error or v.status.value).strip()
     if v.comparison and v.comparison.detail and v.comparison.detail not in text:
@@ -98,7 +101,7 @@ def format_feedback(
             + ", ".join(f"{k} {c}" for k, c in counts.most_common())
         )
     reasons: dict[str, list[str]] = {}
-    for v in variants:
+    for v in sorted(variants, key=lambda v: v.status is Status.OK):  # failures first
         if (why := _reason(v)) is not None:
             reasons.setdefault(why, []).append(v.graph)
     for why, graphs in list(reasons.items())[:MAX_REASONS]:

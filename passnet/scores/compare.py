@@ -66,6 +66,34 @@ def _passes(cand: Any, ref: Any, t: int) -> bool:
     return bool(torch.allclose(cand, ref, rtol=rtol, atol=atol, equal_nan=True))
 
 
+def worst_element(pairs: Sequence[tuple[Any, Any]], t: int) -> str:
+    """The element that fails level ``t`` by most (its excess over ``atol + rtol * |ref|``),
+    as ``at t = -5: output 1 [0, 3, 17]: -0.01234 vs -0.01233 (|d| 1.2e-05 > 1.0e-05)``;
+    empty when every output passes ``t``. Only floating outputs are located."""
+    best: tuple[float, int, list[int], float, float, float] | None = None
+    for i, (cand, ref) in enumerate(pairs):
+        if not isinstance(ref, torch.Tensor) or not ref.is_floating_point() or ref.numel() == 0:
+            continue
+        rtol, atol = tolerance(str(ref.dtype), t)
+        c = cand.detach().to(torch.float64)
+        r = ref.detach().to(torch.float64)
+        diff = (c - r).abs()
+        allowed = atol + rtol * r.abs()
+        excess = torch.where(torch.isfinite(diff), diff - allowed, torch.zeros_like(diff))
+        k = int(excess.argmax())
+        if float(excess.flatten()[k]) <= 0:
+            continue
+        if best is None or float(excess.flatten()[k]) > best[0]:
+            where = [int(x) for x in torch.unravel_index(torch.tensor(k), ref.shape)]
+            best = (float(excess.flatten()[k]), i, where, float(c.flatten()[k]),
+                    float(r.flatten()[k]), float(allowed.flatten()[k]))  # fmt: skip
+    if best is None:
+        return ""
+    _, i, where, cv, rv, allowed = best
+    return (f"at t = {t}: output {i} {where}: {cv:.6g} vs reference {rv:.6g} "
+            f"(|d| {abs(cv - rv):.2g} > {allowed:.2g})")  # fmt: skip
+
+
 def _diffs(pairs: Sequence[tuple[Any, Any]]) -> tuple[float | None, float | None]:
     max_abs: float | None = None
     max_rel: float | None = None
@@ -109,6 +137,11 @@ def compare_outputs(candidate: Any, reference: Any) -> Comparison:
     detail = ""
     if tightest is None:
         detail = "allclose fails even at t = 0 (rtol = atol = 1)"
+    first_fail = 0 if tightest is None else tightest - 1  # the strictest level missed
+    if first_fail >= min(T_LEVELS):  # where it fails, so the author can find the cause
+        worst = worst_element(pairs, first_fail)
+        if worst:
+            detail = f"{detail}; {worst}" if detail else worst
     return Comparison(
         tightest_passing_t=tightest, max_abs_diff=max_abs, max_rel_diff=max_rel, detail=detail
     )

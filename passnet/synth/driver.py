@@ -101,6 +101,7 @@ def _summary(result: TaskResult) -> dict[str, Any]:
         variants.append({
             "graph": v.graph, "dtype": v.dtype, "status": v.status.value,
             "tightest_t": v.comparison.tightest_passing_t if v.comparison else None,
+            "comparison": v.comparison.detail if v.comparison else None,
             "speedup": v.speedup, "timing_meaningful": v.timing_meaningful,
             "error": v.error,
         })  # fmt: skip
@@ -118,7 +119,8 @@ def _verdict(summary: dict[str, Any], device: str, keep: str = "win") -> str | N
             return f"{kind}: {v['graph']}: {(v['error'] or '').splitlines()[0][:300]}"
         t = v["tightest_t"]
         if t is None or t > STRICT_T:
-            return f"numerics: {v['graph']} ({v['dtype']}) passes only at t = {t}"
+            where = f"; {v['comparison']}" if v.get("comparison") else ""
+            return f"numerics: {v['graph']} ({v['dtype']}) passes only at t = {t}{where}"
     if keep == "win" and device.startswith("cuda"):
         g = summary["gmean_speedup"]
         if g is None or g <= 1.0:
