@@ -158,3 +158,29 @@ def test_prefix_analysis_on_cuda(tmp_path: Path) -> None:
         assert real == r.kernels == counter(view, r.start, r.end, check=True)
         cut = cut_subgraph(view.sample, r.start, r.end, tmp_path / f"cuda{i}")
         assert run_sample(cut, device="cuda")
+
+
+def test_ranges_that_read_a_tuple_hash_and_count(tmp_path: Path) -> None:
+    """A range whose input is ``split``'s tuple (mmpose rsn_18 on the GraphNet corpus) hashes
+    like any other: the decomposition of that graph failed with 'Object of type Tensor is not
+    JSON serializable' when the kernel counter hashed such a prefix."""
+    from passnet.dataset.hashing import value_spec
+    from passnet.graph.sample import TensorMeta, write_sample
+
+    code = (
+        "import torch\n\n\nclass GraphModule(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        parts = torch.split(x, 2, dim=1)\n"
+        "        a = parts[0] * 2\n"
+        "        b = parts[1] + 1\n"
+        "        c = a * b\n"
+        "        return (c,)\n"
+    )
+    meta = TensorMeta(name="x", shape=[3, 4], dtype="torch.float32", mean=0.0, std=1.0)
+    view = GraphView(write_sample(tmp_path / "split", code, [meta], {}))
+    n = len(view.ops)
+    hashes = {(i, j): view.range_hash(i, j) for i in range(n) for j in range(i + 1, n + 1)}
+    assert len(set(hashes.values())) == len(hashes)  # every range its own hash
+    spec = value_spec((torch.ones(2), 3))
+    assert spec[0] == "seq" and spec[2] == ["scalar", "int", 3]
+    KernelCounter(max_compiles=8)(view, 1, n)  # the prefix after the split: raised before

@@ -169,11 +169,17 @@ def input_specs(sample: Sample) -> list[InputSpec]:
 
 
 def value_spec(value: Any) -> InputSpec:
-    """The input spec of a concrete value (a tensor or a Python scalar)."""
+    """The input spec of a concrete value: a tensor, a Python scalar, or (between ranges of a
+    graph that is being decomposed) a sequence of them (``split``'s tuple) or any other
+    object, by type and repr, so that every range hashes."""
     if isinstance(value, torch.Tensor):
         # the stride as the value's cut sample records it
         return _tensor_spec(list(value.shape), str(value.dtype), sample_stride(value))
-    return ["scalar", type(value).__name__, value]
+    if isinstance(value, (list, tuple)):
+        return ["seq", *[value_spec(v) for v in value]]
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return ["scalar", type(value).__name__, value]
+    return ["object", type(value).__name__, repr(value)]
 
 
 def sample_key(sample: Sample) -> GraphKey:
