@@ -187,6 +187,24 @@ def test_rerun_recomputes_nothing(dataset: Path) -> None:
         assert cat.scalar("SELECT COUNT(*) FROM kernel_cache") == n_kernels
 
 
+def test_failed_decompositions_stay_failed_until_retried(dataset: Path) -> None:
+    """A graph whose decomposition failed is reported again on a rerun (exit 1), not hidden
+    among the done ones, and --retry-failed decomposes it again."""
+    with Catalog(dataset) as cat:
+        graph = cat.scalar("SELECT graph FROM decompositions WHERE stage = 'main' LIMIT 1")
+        cat.db.execute("UPDATE decompositions SET status = 'failed', reason = 'TypeError: x' "
+                       "WHERE graph = ? AND stage = 'main'", (graph,))  # fmt: skip
+    cfg = DecomposeConfig(max_compiles=10, single_limit=4, typical_limit=2)
+    again = pipeline.decompose(dataset, cfg)
+    assert again.by_status == {}  # nothing decomposed: the failure is reported, not redone
+    assert [f for f in again.failures if "failed before: TypeError: x (--retry-failed" in f]
+    retried = pipeline.decompose(dataset, cfg, retry_failed=True)
+    assert retried.by_status == {"ok": 1} and not retried.failures
+    with Catalog(dataset) as cat:
+        assert cat.scalar("SELECT status FROM decompositions WHERE graph = ? AND stage = "
+                          "'main'", (graph,)) == "ok"  # fmt: skip
+
+
 def test_run_jobs_in_parallel() -> None:
     jobs = [("a/x",), ("b/y",), ("c/z",)]
     results = dict(pipeline.run_jobs(os.path.basename, jobs, workers=2, label="test"))

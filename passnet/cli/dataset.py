@@ -26,8 +26,6 @@ Workers = Annotated[int, typer.Option(help="worker processes [CPU cores]")]
 DEFAULT_ROOT = Path("dataset")
 
 
-
-
 def _user_errors() -> tuple[type[Exception], ...]:
     from passnet.dataset.catalog import CatalogError
     from passnet.dataset.export import ExportError
@@ -130,6 +128,9 @@ def decompose_cmd(
     redo: Annotated[
         bool, typer.Option(help="decompose graphs that are already done again")
     ] = False,
+    retry_failed: Annotated[
+        bool, typer.Option(help="decompose graphs whose decomposition failed before")
+    ] = False,
 ) -> None:
     """Cut fusible / typical / single-op subgraphs with dtype and shape-bucket variants."""
     from passnet.dataset import pipeline
@@ -146,7 +147,8 @@ def decompose_cmd(
     cfg = DecomposeConfig(kinds=kind_list, device=device, max_compiles=max_compiles, window=window,
                           dtypes=dtype_list, single_limit=single_limit, typical_limit=typical_limit)  # fmt: skip
     try:
-        report = pipeline.decompose(root, cfg, workers=_workers(workers), redo=redo)
+        report = pipeline.decompose(root, cfg, workers=_workers(workers), redo=redo,
+                                    retry_failed=retry_failed)  # fmt: skip
     except _user_errors() as e:
         _fail(str(e))
     _report(report, fail_exit=True)  # the subgraphs cut are in; exit 1 says some graphs failed

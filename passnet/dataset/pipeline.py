@@ -304,8 +304,11 @@ def decompose(
     workers: int = 1,
     redo: bool = False,
     console: Console | None = None,
+    retry_failed: bool = False,
 ) -> StageReport:
-    """Fusible + single-op subgraphs per base graph, then typical ones over all of them."""
+    """Fusible + single-op subgraphs per base graph, then typical ones over all of them. A
+    graph done before is skipped unless ``redo``; one that failed before, unless
+    ``retry_failed`` (it stays among the failures, with its reason)."""
     report = StageReport("decompose")
     with Catalog(root, create=False) as cat:
         bases = base_graphs(cat)
@@ -323,8 +326,15 @@ def decompose(
                     "SELECT status FROM decompositions WHERE graph = ? AND stage = ?",
                     (b["graph"], stage),
                 )
-                if status is not None and not redo:
+                if status is not None and not redo and not (retry_failed and status != "ok"):
                     report.skipped_done += 1
+                    if status != "ok":
+                        reason = cat.scalar(
+                            "SELECT reason FROM decompositions WHERE graph = ? AND stage = ?",
+                            (b["graph"], stage),
+                        )
+                        report.failures.append(f"{b['model']} ({stage}): failed before: "
+                                               f"{reason} (--retry-failed tries again)")  # fmt: skip
                     continue
                 jobs.append((b["graph"], b["siblings"], b["model"], b["family"], str(cat.root),
                              asdict(cfg), stage, frequent))  # fmt: skip
