@@ -38,7 +38,8 @@ class Check:
     tightest_t: int | None = None
     max_abs_diff: float | None = None
     max_rel_diff: float | None = None
-    error: str = ""
+    error: str = ""  # why the side failed (structure, exception, or no level passes)
+    where: str = ""  # where the first missed tolerance level fails (compare_outputs' detail)
 
 
 @dataclass
@@ -88,7 +89,9 @@ def _check(name: str, fn: Callable[[], Any], reference: Any) -> Check:
         return Check(name, error=f"structure: {e}")
     except Exception as e:  # noqa: BLE001 - a side that fails to compile or run is reported
         return Check(name, error=f"{type(e).__name__}: {e}"[:2000])
-    return Check(name, c.tightest_passing_t, c.max_abs_diff, c.max_rel_diff, c.detail)
+    failed = c.tightest_passing_t is None
+    return Check(name, c.tightest_passing_t, c.max_abs_diff, c.max_rel_diff,
+                 error=c.detail if failed else "", where="" if failed else c.detail)  # fmt: skip
 
 
 def _verdict(checks: dict[str, Check], strict_t: int) -> tuple[bool, str]:
