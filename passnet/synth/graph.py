@@ -77,7 +77,18 @@ def trace_graph(module: torch.nn.Module, args: list, variant: Variant | None = N
     for node, op in ops.items():
         if isinstance(op, Op) and op.kind == "reshape" and _copies(node):
             op.attrs["copy"] = True
+        if isinstance(op, Op) and node.target == "contiguous" and _contiguous(node.args[0]):
+            op.attrs["noop"] = True
     return Traced(variant, gm, ops)
+
+
+def _contiguous(node: object) -> bool:
+    """Whether the value's recorded layout is contiguous (``contiguous()`` then copies nothing)."""
+    meta = _meta(node)
+    if meta is None:
+        return False
+    probe = torch.empty_strided(tuple(meta.shape), tuple(meta.stride), device="meta")
+    return probe.is_contiguous()
 
 
 def _copies(node: Node) -> bool:
@@ -211,11 +222,20 @@ def analyse(groups: list[Group]) -> Kernel:
     return build(Builder(g0.nodes, ops, g0.inputs, g0.outputs, shapes))
 
 
+NO_KERNEL = (
+    "nothing to fuse: eager launches no kernel for these ops (views, and contiguous() "
+    "of tensors that are contiguous already)"
+)
+
+
 def select(traced: Traced) -> Group | str:
     """The best group of one variant that lowers to a kernel, or the reason there is none."""
     unsupported = list(dict.fromkeys(op for op in traced.ops.values() if isinstance(op, str)))
     first: str | None = None
+    if any(isinstance(op, Op) for op in traced.ops.values()):
+        first = NO_KERNEL  # unless a candidate below has work: all views and no-op copies
     for nodes in candidates(traced):
+        first = None if first == NO_KERNEL else first
         if sum(traced.ops[n].work for n in nodes) < 2:  # type: ignore[union-attr]
             first = first or "nothing to fuse: at most one op eager runs as a kernel"
             break

@@ -38,10 +38,13 @@ class Op:
     @property
     def view(self) -> bool:
         """Whether eager returns a view: views, unless the recorded layout makes a reshape
-        copy (``attrs["copy"]``, the ``expand, reshape`` of grouped-query attention), and
-        eval dropout."""
-        return (self.kind in VIEWS and not self.attrs.get("copy")) or (
-            self.kind == "id" and self.name == "dropout"
+        copy (``attrs["copy"]``, the ``expand, reshape`` of grouped-query attention), eval
+        dropout, and a ``contiguous`` of a tensor that is contiguous already (``attrs["noop"]``:
+        eager returns its input)."""
+        return (
+            (self.kind in VIEWS and not self.attrs.get("copy"))
+            or (self.kind == "id" and self.name == "dropout")
+            or bool(self.attrs.get("noop"))
         )
 
     @property
