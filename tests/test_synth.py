@@ -102,6 +102,10 @@ def test_copies_eager_never_makes_are_nothing_to_fuse(tmp_path: Path) -> None:
     sdpa = "fusible_scaled_dot_product_attention_reshape_transpose_contiguous_a2d67a8d"
     r = synthesize_task(SUITE / sdpa, tmp_path, verify=False)
     assert r.status == "skipped" and "at most one op eager runs as a kernel" in r.reason
+    # under --keep correct a correct copy pass is still worth submitting (it scores s, not b)
+    task = _cut(tmp_path / "cut", "fusible_contiguous_reshape_7b1ac56d", ("float32",))
+    r = synthesize_task(task, tmp_path / "correct", parameters=FAST, keep="correct")
+    assert r.status == "written" and r.keep == "correct", r.reason
 
 
 def test_unsupported_op_is_skipped_without_a_pass_folder(tmp_path: Path) -> None:

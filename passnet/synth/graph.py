@@ -82,6 +82,16 @@ def trace_graph(module: torch.nn.Module, args: list, variant: Variant | None = N
     return Traced(variant, gm, ops)
 
 
+def keep_noop_copies(traced: Traced) -> Traced:
+    """``traced`` with every ``contiguous`` counted as a copy again, as if eager always
+    copied: under the ``correct`` keep rule a copy kernel eager does not need is still a
+    correct pass (slower; the win rule skips it as nothing to fuse)."""
+    for op in traced.ops.values():
+        if isinstance(op, Op):
+            op.attrs.pop("noop", None)
+    return traced
+
+
 def _contiguous(node: object) -> bool:
     """Whether the value's recorded layout is contiguous (``contiguous()`` then copies nothing)."""
     meta = _meta(node)
