@@ -127,7 +127,7 @@ def test_what_a_pass_sees_from_inside(tmp_path: Path, monkeypatch: pytest.Monkey
     assert Path(facts["tmpdir"]).name.startswith("passnet-worker-")
     assert facts["cwd"] == facts["tmpdir"]
     # Triton compiles into this pass's own cache, never the user's ~/.triton shared by all
-    probe_cache = sandbox.pass_cache_dir(EXPLOITS / "sandbox_probe")
+    probe_cache = _pass_cache_of(EXPLOITS / "sandbox_probe")
     assert probe_cache is not None and facts["triton_cache"] == str(probe_cache)
     assert "--result-fd" not in " ".join(facts["argv"])  # the channel is not advertised
     assert facts["core"] == 0 and facts["oom_score_adj"] == "1000"
@@ -135,6 +135,14 @@ def test_what_a_pass_sees_from_inside(tmp_path: Path, monkeypatch: pytest.Monkey
     assert v.sandbox.memory_limit_bytes == default_memory_limit("cpu")
     if v.sandbox.network_isolated:  # where the platform allows a network namespace
         assert facts["network"].startswith("blocked") and facts["interfaces"] == ["lo"]
+
+
+def _pass_cache_of(folder: Path) -> Path | None:
+    """The Triton cache the evaluator gives the workers of the pass in ``folder``."""
+    from passnet.evaluation.evaluator import _content
+
+    content = _content(str(folder))
+    return sandbox.pass_cache_dir(content) if content else None
 
 
 def test_each_pass_gets_its_own_triton_cache(
@@ -147,13 +155,13 @@ def test_each_pass_gets_its_own_triton_cache(
     for folder, body in ((a, "x = 1\n"), (b, "x = 1\n"), (c, "x = 2\n")):
         folder.mkdir()
         (folder / "P.py").write_text(body)
-    ca, cb, cc = (sandbox.pass_cache_dir(f) for f in (a, b, c))
+    ca, cb, cc = (_pass_cache_of(f) for f in (a, b, c))
     assert ca == cb and ca != cc
     assert ca is not None and ca.is_relative_to(tmp_path / "cc" / "pass")
     assert not ca.is_relative_to(tmp_path / "cc" / "triton")
-    assert sandbox.pass_cache_dir(tmp_path / "missing") is None
+    assert _pass_cache_of(tmp_path / "missing") is None
     monkeypatch.setenv("PASSNET_COMPILE_CACHE", "off")
-    assert sandbox.pass_cache_dir(a) is None
+    assert _pass_cache_of(a) is None
     monkeypatch.setenv("TRITON_CACHE_DIR", "/elsewhere")
     sandbox.use_pass_cache("", str(tmp_path / "private"))
     assert os.environ["TRITON_CACHE_DIR"] == str(tmp_path / "private" / "triton-cache")

@@ -181,16 +181,20 @@ def test_layout_errors(tmp_path: Path) -> None:
 def test_driver_policy_verdict_is_cached_by_folder_content(tmp_path: Path) -> None:
     """The driver checks a folder once per content (a suite's variants share the verdict);
     an edit is a new content, so a fixed or newly broken folder is judged again."""
-    from passnet.evaluation.evaluator import _policy
+    from passnet.evaluation.evaluator import _content, _policy
 
     root = _copy("elementwise", tmp_path)
-    assert _policy(str(root)) == ()
+
+    def verdict() -> tuple:  # as evaluate_variant asks: the folder hashed once, then the policy
+        return _policy(str(root), _content(str(root)))
+
+    assert verdict() == ()
     rule = next(root.glob("SiluMul.py"))
     clean = rule.read_text()
     rule.write_text(clean + "\nimport os\nFLAG = os.environ.get('X')\n")
-    assert [v.rule for v in _policy(str(root))] == ["env"]
+    assert [v.rule for v in verdict()] == ["env"]
     rule.write_text(clean)
-    assert _policy(str(root)) == ()
+    assert verdict() == ()
 
 
 def test_syntax_error_and_violation_format() -> None:

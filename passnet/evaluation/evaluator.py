@@ -100,20 +100,21 @@ def environment(device: str) -> Environment:
     )
 
 
-def _pass_cache(candidate: CandidateSpec) -> str:
-    if not kind_of(candidate).runs_pass_code or not candidate.pass_dir:
-        return ""
-    cache = pass_cache_dir(candidate.pass_dir)
-    return str(cache) if cache is not None else ""
-
-
-def _policy(pass_dir: str) -> tuple:
-    """The static policy's verdict on a pass folder, computed once per folder content in this
-    process (a task's variants and a suite's items share it); the worker enforces it again."""
+def _content(pass_dir: str) -> str | None:
+    """The digest of a pass folder's files, hashed once per variant for the policy cache and
+    the pass's compile cache; None for a missing folder or one too large to hash."""
     folder = Path(pass_dir)
     try:
-        content = folder_digest(folder) if folder.is_dir() else ""
-    except SuiteError:  # too large to hash: no cache, the policy still runs
+        return folder_digest(folder) if folder.is_dir() else None
+    except SuiteError:
+        return None
+
+
+def _policy(pass_dir: str, content: str | None) -> tuple:
+    """The static policy's verdict on a pass folder, computed once per folder content in this
+    process (a task's variants and a suite's items share it); the worker enforces it again.
+    Without a ``content`` digest (missing or too large) it is computed each time."""
+    if content is None:
         return tuple(check_pass_dir(pass_dir))
     return _policy_of(pass_dir, content)
 
@@ -139,8 +140,10 @@ def evaluate_variant(
     params = parameters or Parameters()
     if memory_limit == -1:
         memory_limit = default_memory_limit(device)
-    if kind_of(candidate).runs_pass_code and params.policy:
-        violations = _policy(candidate.pass_dir or "")
+    runs_pass = kind_of(candidate).runs_pass_code
+    content = _content(candidate.pass_dir or "") if runs_pass else None
+    if runs_pass and params.policy:
+        violations = _policy(candidate.pass_dir or "", content)
         if violations:
             return VariantResult(
                 graph=variant.graph,
@@ -165,7 +168,7 @@ def evaluate_variant(
         parameters=params,
         with_inductor=with_inductor,
         lock_dir=str(device_lock.lock_dir()) if device_lock.enabled() else "",
-        pass_cache_dir=_pass_cache(candidate),
+        pass_cache_dir=str(pass_cache_dir(content) or "") if content else "",
     )
     out = run_worker(request, params.timeout_s, memory_limit, isolate_network=isolate_network)
     return VariantResult.model_validate(out)

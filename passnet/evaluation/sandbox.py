@@ -64,18 +64,13 @@ def compile_cache_dir() -> Path | None:
     return base / "passnet" / "compile"
 
 
-def pass_cache_dir(pass_dir: str | Path) -> Path | None:
-    """The Triton cache of the workers that run the pass in ``pass_dir``: one folder per pass
-    content, so the variants and re-evaluations of one pass share compiled kernels while no
-    pass reaches another's (or a baseline's) cache. None when the compile cache is off, or
-    for a folder that is not there (the worker then keeps a private cache in its TMPDIR)."""
-    from passnet.dataset.suite import folder_digest
-
+def pass_cache_dir(content: str) -> Path | None:
+    """The Triton cache of the workers that run the pass whose folder digest is ``content``:
+    one folder per pass content, so the variants and re-evaluations of one pass share compiled
+    kernels while no pass reaches another's (or a baseline's) cache. None when the compile
+    cache is off (the worker then keeps a private cache in its TMPDIR)."""
     shared = compile_cache_dir()
-    folder = Path(pass_dir)
-    if shared is None or not folder.is_dir():
-        return None
-    return shared / "pass" / folder_digest(folder)[:24] / "triton"
+    return None if shared is None else shared / "pass" / content[:24] / "triton"
 
 
 def use_pass_cache(cache: str, tmpdir: str) -> None:

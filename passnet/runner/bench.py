@@ -333,8 +333,9 @@ def _resolve_synth(
             config.device,
             plan.parameters,
             on_synth,
-            workers=config.synth_workers,
             candidate_id=cand.candidate_id,
+            keep=keep,
+            workers=config.synth_workers,
         )
         skipped += more
     return pending, skipped

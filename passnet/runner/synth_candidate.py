@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING
 from passnet.core.results import CandidateSpec, Environment, Parameters, Status, VariantResult
 from passnet.core.tolerance import ErrorClass
 from passnet.dataset.suite import SuiteTask, _suite_task, digest
-from passnet.evaluation.candidates.synth import keep_rule
 
 if TYPE_CHECKING:  # bench imports this module at run time, not the other way round
     from passnet.runner.bench import WorkItem
@@ -108,25 +107,22 @@ def resolve_synth(
     params: Parameters,
     on_task: Callable[[str, SynthResult], None] | None = None,
     *,
+    candidate_id: str,
+    keep: str = "win",
     workers: int = 1,
-    candidate_id: str | None = None,
 ) -> tuple[list[WorkItem], list[tuple[WorkItem, VariantResult]]]:
-    """Split ``items``: synth items of tasks with a pass become ``pass`` items on its folder
-    (same candidate id), synth items of skipped tasks become (item, skipped result) pairs;
-    other items pass through unchanged. Synthesises each task once, ``workers`` at a time.
-    ``candidate_id``: resolve only that synth candidate's items (each keep rule has its own
-    cache); None: every synth item, under the first one's keep rule."""
+    """Split ``items``: the items of synth candidate ``candidate_id`` (keep rule ``keep``, its
+    own ``cache``) whose task got a pass become ``pass`` items on its folder (same candidate
+    id), those of skipped tasks (item, skipped result) pairs; other items pass through
+    unchanged. Synthesises each task once, ``workers`` at a time."""
 
     def mine(item: WorkItem) -> bool:
-        c = item.candidate
-        return c.spec.kind == "synth" and candidate_id in (None, c.candidate_id)
+        return item.candidate.candidate_id == candidate_id
 
     out, skipped = [], []
-    first = next((i.candidate.spec for i in items if mine(i)), None)
     order = list(dict.fromkeys(i.variant.task_id for i in items if mine(i)))
     results = synthesize_cached([tasks[t] for t in order], cache, device, params.timeout_s,
-                                workers=workers, on_task=on_task,
-                                keep=keep_rule(first) if first else "win")  # fmt: skip
+                                workers=workers, on_task=on_task, keep=keep)  # fmt: skip
     done = dict(zip(order, results, strict=True))
     for item in items:
         if not mine(item):

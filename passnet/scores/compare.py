@@ -81,12 +81,11 @@ def worst_element(pairs: Sequence[tuple[Any, Any]], t: int) -> str:
         allowed = atol + rtol * r.abs()
         excess = torch.where(torch.isfinite(diff), diff - allowed, torch.zeros_like(diff))
         k = int(excess.argmax())
-        if float(excess.flatten()[k]) <= 0:
-            continue
-        if best is None or float(excess.flatten()[k]) > best[0]:
+        most = float(excess.flatten()[k])
+        if most > 0 and (best is None or most > best[0]):
             where = [int(x) for x in torch.unravel_index(torch.tensor(k), ref.shape)]
-            best = (float(excess.flatten()[k]), i, where, float(c.flatten()[k]),
-                    float(r.flatten()[k]), float(allowed.flatten()[k]))  # fmt: skip
+            best = (most, i, where, float(c.flatten()[k]), float(r.flatten()[k]),
+                    float(allowed.flatten()[k]))  # fmt: skip
     if best is None:
         return ""
     _, i, where, cv, rv, allowed = best

@@ -25,7 +25,7 @@ from passnet.dataset.task import GRAPH_LIST, Task, load_task
 from passnet.evaluation.candidates.synth import KEEP
 from passnet.passes.loader import write_pass_dir
 from passnet.synth.emit import Tuning, module_source
-from passnet.synth.graph import Group, analyse, keep_noop_copies, select, trace_variant
+from passnet.synth.graph import Group, analyse, select, trace_variant
 from passnet.synth.shapes import Unfusable
 
 STRICT_T = -4
@@ -167,8 +167,7 @@ def _synthesize(task: Task, folder: Path, result: SynthResult, device: str, veri
 
     groups = []
     for variant in task.variants:
-        traced = trace_variant(variant)
-        group = select(keep_noop_copies(traced) if result.keep == "correct" else traced)
+        group = select(trace_variant(variant, noop_copies=result.keep == "win"))
         if isinstance(group, str):
             result.reason = group if not groups else f"{variant.graph}: {group}"
             return

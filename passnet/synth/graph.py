@@ -67,8 +67,13 @@ def rank_of(node: object) -> int:
     return len(meta.shape) if meta is not None else -1
 
 
-def trace_graph(module: torch.nn.Module, args: list, variant: Variant | None = None) -> Traced:
-    """``module`` as the matcher sees it, shapes and dtypes propagated on ``args``."""
+def trace_graph(
+    module: torch.nn.Module, args: list, variant: Variant | None = None, *, noop_copies: bool = True
+) -> Traced:
+    """``module`` as the matcher sees it, shapes and dtypes propagated on ``args``.
+    ``noop_copies``: a ``contiguous()`` of a tensor whose layout is contiguous counts as no
+    eager kernel (``attrs["noop"]``); False counts it as a copy, as the ``correct`` keep rule
+    wants (a copy kernel eager does not need is still a correct, slower pass)."""
     gm = to_fx(module)
     with torch.no_grad():
         ShapeProp(gm).propagate(*args)
@@ -77,19 +82,10 @@ def trace_graph(module: torch.nn.Module, args: list, variant: Variant | None = N
     for node, op in ops.items():
         if isinstance(op, Op) and op.kind == "reshape" and _copies(node):
             op.attrs["copy"] = True
-        if isinstance(op, Op) and node.target == "contiguous" and _contiguous(node.args[0]):
+        if (noop_copies and isinstance(op, Op) and node.target == "contiguous"
+                and _contiguous(node.args[0])):  # fmt: skip
             op.attrs["noop"] = True
     return Traced(variant, gm, ops)
-
-
-def keep_noop_copies(traced: Traced) -> Traced:
-    """``traced`` with every ``contiguous`` counted as a copy again, as if eager always
-    copied: under the ``correct`` keep rule a copy kernel eager does not need is still a
-    correct pass (slower; the win rule skips it as nothing to fuse)."""
-    for op in traced.ops.values():
-        if isinstance(op, Op):
-            op.attrs.pop("noop", None)
-    return traced
 
 
 def _contiguous(node: object) -> bool:
@@ -115,10 +111,11 @@ def _copies(node: Node) -> bool:
     return False
 
 
-def trace_variant(variant: Variant) -> Traced:
-    """The variant's graph, shapes propagated on its seed-0 inputs."""
+def trace_variant(variant: Variant, *, noop_copies: bool = True) -> Traced:
+    """The variant's graph, shapes propagated on its seed-0 inputs (``trace_graph``)."""
     sample = load_sample(variant.path)
-    return trace_graph(load_module(sample), materialize(sample, seed=0), variant)
+    return trace_graph(load_module(sample), materialize(sample, seed=0), variant,
+                       noop_copies=noop_copies)  # fmt: skip
 
 
 def _reads(node: Node) -> list[Node]:
@@ -242,10 +239,9 @@ def select(traced: Traced) -> Group | str:
     """The best group of one variant that lowers to a kernel, or the reason there is none."""
     unsupported = list(dict.fromkeys(op for op in traced.ops.values() if isinstance(op, str)))
     first: str | None = None
-    if any(isinstance(op, Op) for op in traced.ops.values()):
-        first = NO_KERNEL  # unless a candidate below has work: all views and no-op copies
+    tried = False
     for nodes in candidates(traced):
-        first = None if first == NO_KERNEL else first
+        tried = True
         if sum(traced.ops[n].work for n in nodes) < 2:  # type: ignore[union-attr]
             first = first or "nothing to fuse: at most one op eager runs as a kernel"
             break
@@ -259,5 +255,7 @@ def select(traced: Traced) -> Group | str:
             first = first or f"ops {nodes[0].name}..{nodes[-1].name}: {exc}"
             continue
         return group
+    if not tried and any(isinstance(op, Op) for op in traced.ops.values()):
+        first = NO_KERNEL  # supported ops, but every one a view or a no-op copy
     parts = unsupported + [first or "no supported op"]
     return "; ".join(parts)

@@ -81,7 +81,7 @@ def run_grpo(
     from trl import GRPOTrainer
 
     from passnet.train.reward import PassReward, grpo_rows
-    from passnet.train.sft import throughput
+    from passnet.train.sft import peak_memory_gib
 
     recipe = recipe or GRPORecipe()
     if not tasks:
@@ -125,7 +125,7 @@ def run_grpo(
         "mean_reward": sum(rewards) / len(rewards) if rewards else None,
         "rewards": rewards,
         "tasks": len(tasks),
-        "peak_memory_gib": throughput(None, None)["peak_memory_gib"],
+        "peak_memory_gib": peak_memory_gib(),
     }
     (out / "grpo_metrics.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     return summary

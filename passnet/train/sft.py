@@ -174,14 +174,17 @@ def run_sft(
     return metrics
 
 
-def throughput(tokens: float | None, runtime: float | None) -> dict[str, Any]:
-    """Tokens trained on (non-padding input tokens the trainer counted), tokens per second
-    over the run, and the peak GPU memory of this process (GiB; None on CPU)."""
+def peak_memory_gib() -> float | None:
+    """The peak GPU memory this process allocated (GiB); None without a GPU."""
     import torch
 
-    out: dict[str, Any] = {"num_tokens": tokens, "tokens_per_second": None, "peak_memory_gib": None}
-    if tokens and runtime:
-        out["tokens_per_second"] = round(tokens / runtime, 1)
-    if torch.cuda.is_available():
-        out["peak_memory_gib"] = round(torch.cuda.max_memory_allocated() / 2**30, 3)
-    return out
+    if not torch.cuda.is_available():
+        return None
+    return round(torch.cuda.max_memory_allocated() / 2**30, 3)
+
+
+def throughput(tokens: float | None, runtime: float | None) -> dict[str, Any]:
+    """Tokens trained on (non-padding input tokens the trainer counted), tokens per second
+    over the run, and the process's peak GPU memory."""
+    rate = round(tokens / runtime, 1) if tokens and runtime else None
+    return {"num_tokens": tokens, "tokens_per_second": rate, "peak_memory_gib": peak_memory_gib()}
