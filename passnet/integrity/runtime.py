@@ -15,7 +15,8 @@ The static policy reads a pass; these guards watch it run. One ``Runtime`` per w
 - ``snapshot``/``verify``: the identity (and code object) of timer, torch, Triton-launch and
   harness functions, taken before the pass loads and re-checked after every checked call.
 - ``probe``/``after_call``: threads, native threads, child processes and (CUDA) device work
-  still running after a call returned; the persisting-L2 limit; Dynamo compilations.
+  still running after a call returned (``device_work.py``: two slow device waits in one
+  evaluation reject, one warns); the persisting-L2 limit; Dynamo compilations.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from passnet.core.results import Finding
+from passnet.integrity.device_work import DeviceWork, timed_wait
 
 ALLOC = frozenset(
     "empty empty_like empty_strided new_empty new_empty_strided zeros zeros_like ones ones_like "
@@ -178,6 +180,7 @@ class Runtime:
         self.launches = 0
         self.fresh: set[int | None] = set()
         self.current = ""
+        self.device_work = DeviceWork()  # the side-stream check's strikes (device_work.py)
         self._seen: set[tuple[str, str]] = set()
         self._watch: list[tuple[Any, str, Any, Any]] = []
         self._unhook: list[tuple[type, str, Any]] = []
@@ -317,12 +320,11 @@ class Runtime:
         alive, native, kids = before
         if self.device.type == "cuda":
             torch.cuda.current_stream(self.device).synchronize()
-            t0 = time.perf_counter()
-            torch.cuda.synchronize(self.device)
-            busy = time.perf_counter() - t0
-            if busy > 1e-3:
-                self.add("side-stream", f"the device was busy for {busy * 1e3:.1f} ms after the "
-                         "call's stream finished: work on another stream escapes event timing")  # fmt: skip
+            found = self.device_work.observe(
+                *timed_wait(lambda: torch.cuda.synchronize(self.device))
+            )
+            if found:
+                self.add(*found)
         new = [t for t in threading.enumerate() if t.is_alive() and (t.ident or 0) not in alive]
         if new:
             names = ", ".join(t.name for t in new[:3])
