@@ -29,6 +29,19 @@ fi
 MODELS=${MODELS:-"bert gpt2 t5-encoder vit clip-vision swin convnext whisper-encoder \
   torchvision/resnet18@224 torchvision/mobilenet_v3_small@224 torchvision/vit_b_16@224 \
   timm/resnet10t@224 timm/levit_128s@224"}
+# WARM=1 first compiles and checks every (model, batch) with --no-time, WARM_JOBS at a time, so
+# that the timed runs below find Inductor's caches (/tmp/torchinductor_*) warm and each spends
+# its time timing instead of compiling; the warm-up runs' verdicts land in $OUT/accelerate/warm.
+if [ "${WARM:-0}" = 1 ]; then
+  mkdir -p "$OUT/accelerate/warm"
+  for entry in $MODELS; do for b in ${BATCHES:-1 8}; do echo "$entry $b"; done; done |
+    xargs -P "${WARM_JOBS:-4}" -L 1 sh -c 'model=${0%@*}; size=""
+      [ "$0" != "$model" ] && size="--size ${0#*@}"
+      tag=$(echo "$model-b$1" | tr "/" "_")
+      python3 -m passnet.cli accelerate "$model" --passes examples/passes --passes "'"$SYNTH"'" \
+        --device cuda --batch "$1" $size --no-time > "'"$OUT"'/accelerate/warm/$tag.log" 2>&1
+      echo "warm $model b$1: exit $?"'
+fi
 for entry in $MODELS; do
   model=${entry%@*}; size=""
   [ "$entry" != "$model" ] && size="--size ${entry#*@}"
@@ -47,7 +60,7 @@ sides = ["eager", "inductor", "inductor-ro", "passnet", "passnet-ro"]
 print("| model | shape | fired | t (passnet) | " + " | ".join(f"{s} µs" for s in sides)
       + " | eager/passnet | inductor/passnet | inductor-ro/passnet-ro |")
 print("|" + "---|" * (len(sides) + 7))
-for f in sorted(Path(sys.argv[1]).glob("*.json")):
+for f in sorted(Path(sys.argv[1]).glob("*.json")):  # the timed runs only
     d = json.loads(f.read_text())
     med = {s: d["timing"].get(s, {}).get("wall", {}).get("median_us") for s in sides}
     sp = d["speedups"]
