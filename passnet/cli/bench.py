@@ -27,6 +27,7 @@ from passnet.cli.options import (
     Warmup,
 )
 from passnet.dataset.suite import DEFAULT_SUITE
+from passnet.evaluation.compile_stats import triton_line
 from passnet.runner.store import DEFAULT_STORE
 
 # In logs (not a terminal) rich would wrap tables at 80 columns; give them room instead.
@@ -307,6 +308,8 @@ def _print_summary(summary, st) -> None:  # noqa: ANN001 - BenchSummary, Store
         total = sum(phases.values())
         parts = ", ".join(f"{k} {v / total:.0%}" for k, v in phases.items())
         console.print(f"[dim]worker time {total:.1f} s: {parts}[/]", soft_wrap=True)
+    if tri := summary.triton:
+        console.print(f"[dim]{triton_line(tri)}[/]", soft_wrap=True)
     if steal := summary.cpu_steal:
         mean = sum(steal) / len(steal)
         line = f"host CPU steal while evaluating: mean {mean:.1%}, max {max(steal):.1%}"

@@ -146,6 +146,12 @@ class VariantResult(BaseModel):
         "compiles on its first call), ghost, wait (for the device's timing lock, held by another "
         "worker's timing), timing; failed (last phase to the failure)",
     )
+    triton: dict[str, float] = Field(
+        default_factory=dict,
+        description="the worker's Triton compiles (count, cache hits, seconds by compiler stage: "
+        "ir, ttir, ttgir, llir, ptx, cubin, store) and kernel loads onto the device (count, "
+        "seconds); empty when it compiled and loaded nothing (evaluation/compile_stats.py)",
+    )
     integrity: list[Finding] = Field(
         default_factory=list, description="runtime integrity findings (fatal ones fail the variant)"
     )

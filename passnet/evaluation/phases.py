@@ -32,6 +32,7 @@ from passnet.evaluation.candidates import (
     build_candidate,
     kind_of,
 )
+from passnet.evaluation.compile_stats import TritonStats
 from passnet.evaluation.device_lock import DeviceLock
 from passnet.evaluation.request import WorkerRequest
 from passnet.evaluation.timed_phase import Failed, TimingPhase, worst
@@ -123,6 +124,9 @@ class VariantRun(TimingPhase):
         return self.result.model_dump(mode="json")
 
     def run(self) -> dict[str, Any]:
+        stats = TritonStats()
+        stats.install()  # before any pass code: the integrity snapshot sees the hook as given
+        stopped: Failed | None = None
         try:
             self.setup()
             self.build()
@@ -130,7 +134,12 @@ class VariantRun(TimingPhase):
             self.ghost()
             self.timing()
         except Failed as stop:
-            return self.fail(stop.status, stop.message)
+            stopped = stop
+        finally:
+            stats.uninstall()
+        self.result.triton = stats.summary()
+        if stopped is not None:
+            return self.fail(stopped.status, stopped.message)
         self.result.integrity = self.findings()
         return self.result.model_dump(mode="json")
 

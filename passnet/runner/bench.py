@@ -29,6 +29,7 @@ from passnet.core.results import (
 )
 from passnet.dataset.suite import Suite, SuiteVariant, canonical_json, digest, load_suite
 from passnet.evaluation.candidates import parse_candidate
+from passnet.evaluation.compile_stats import merge
 from passnet.evaluation.sandbox import spare_workers
 from passnet.runner.store import RETRY_STATUSES, Measurement, Store
 from passnet.runner.suite import candidate_id, is_baseline
@@ -167,6 +168,7 @@ class BenchSummary:
     wall_seconds: float = 0.0
     interrupted: bool = False
     phase_seconds: dict[str, float] = field(default_factory=dict)  # summed over measured items
+    triton: dict[str, float] = field(default_factory=dict)  # workers' compiles, summed likewise
     cpu_steal: list[float] = field(default_factory=list)  # per measured item that was timed
 
     @property
@@ -301,6 +303,7 @@ def _record(store: Store, m: Measurement, session: int, summary: BenchSummary) -
     summary.statuses[r.status.value] = summary.statuses.get(r.status.value, 0) + 1
     for name, sec in r.phase_seconds.items():
         summary.phase_seconds[name] = summary.phase_seconds.get(name, 0.0) + sec
+    merge(summary.triton, r.triton)
     if r.cpu_steal is not None:
         summary.cpu_steal.append(r.cpu_steal)
 
