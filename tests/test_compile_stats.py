@@ -54,3 +54,49 @@ def test_merge_sums_worker_summaries_for_the_bench_line() -> None:
     assert total == {"compiles": 3, "cache_hits": 1, "compile_s": 3.0, "cubin_s": 2.0,
                      "loads": 3, "load_s": 0.75}  # fmt: skip
     assert triton_line(total).endswith("3 kernel loads, 0.8 s")
+
+
+def test_warm_driver_builds_the_driver_module_from_the_trusted_cache(tmp_path, monkeypatch) -> None:  # noqa: ANN001
+    """The module is built while TRITON_CACHE_DIR names the shared cache, and the pass's own
+    cache folder is back in place afterwards."""
+    from triton.runtime import driver
+
+    seen = []
+
+    class FakeActive:
+        @property
+        def utils(self) -> object:
+            import os
+
+            seen.append(os.environ.get("TRITON_CACHE_DIR"))
+            return object()
+
+    monkeypatch.setattr(driver, "_active", FakeActive())  # what driver.active returns
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "pass-own"))
+    stats = TritonStats()
+    stats.warm_driver(tmp_path / "shared")
+    assert seen == [str(tmp_path / "shared" / "triton")]
+    import os
+
+    assert os.environ["TRITON_CACHE_DIR"] == str(tmp_path / "pass-own")
+    assert stats.summary()["driver_s"] >= 0
+    assert "driver module" in triton_line(stats.summary())
+
+
+def test_warm_driver_without_a_driver_or_cache_changes_nothing(tmp_path, monkeypatch) -> None:  # noqa: ANN001
+    from triton.runtime import driver
+
+    class NoDriver:
+        @property
+        def utils(self) -> object:
+            raise RuntimeError("0 active drivers")
+
+    monkeypatch.setattr(driver, "_active", NoDriver())
+    monkeypatch.delenv("TRITON_CACHE_DIR", raising=False)
+    stats = TritonStats()
+    stats.warm_driver(tmp_path)
+    stats.warm_driver(None)
+    import os
+
+    assert "TRITON_CACHE_DIR" not in os.environ
+    assert stats.summary() == {}

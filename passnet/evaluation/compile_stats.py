@@ -13,9 +13,11 @@ resets the listener only hides its own compile times.
 from __future__ import annotations
 
 import functools
+import os
 import time
 from collections import Counter
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 
@@ -28,6 +30,7 @@ class TritonStats:
         self.stage_us: Counter[str] = Counter()
         self.loads = 0
         self.load_s = 0.0
+        self.driver_s: float | None = None  # warm_driver's seconds, when it ran
         self._undo: list[Callable[[], None]] = []
 
     def listen(self, *, times: Any, cache_hit: bool, **_: Any) -> None:
@@ -72,13 +75,39 @@ class TritonStats:
             self._undo.append(lambda: setattr(CompiledKernel, "_init_handles", init))
         return True
 
+    def warm_driver(self, shared: Path | None) -> None:
+        """Build or load Triton's CUDA driver module (``cuda_utils``, compiled from Triton's
+        own C source with the host's C compiler) from the trusted compile cache, before any
+        pass code runs. In a new pass's own, empty cache folder every worker would compile it
+        again, several at once under ``--prepare-ahead``. The module is a per-process singleton,
+        so the pass's cache folder is back in use for everything after."""
+        if shared is None:
+            return
+        try:
+            from triton.runtime import driver
+        except ImportError:
+            return
+        saved = os.environ.get("TRITON_CACHE_DIR")
+        os.environ["TRITON_CACHE_DIR"] = str(shared / "triton")
+        t0 = time.perf_counter()
+        try:
+            driver.active.utils  # noqa: B018 - the property builds or loads the module
+        except Exception:  # noqa: BLE001 - no usable driver: the first launch will say why
+            return
+        finally:
+            if saved is None:
+                os.environ.pop("TRITON_CACHE_DIR", None)
+            else:
+                os.environ["TRITON_CACHE_DIR"] = saved
+        self.driver_s = time.perf_counter() - t0
+
     def uninstall(self) -> None:
         while self._undo:
             self._undo.pop()()
 
     def summary(self) -> dict[str, float]:
         """Seconds and counts for the result; empty when Triton compiled and loaded nothing."""
-        if not (self.compiles or self.loads):
+        if not (self.compiles or self.loads or self.driver_s is not None):
             return {}
         out: dict[str, float] = {
             "compiles": self.compiles,
@@ -87,6 +116,8 @@ class TritonStats:
         }
         out |= {f"{k}_s": round(v / 1e6, 4) for k, v in self.stage_us.items()}
         out |= {"loads": self.loads, "load_s": round(self.load_s, 4)}
+        if self.driver_s is not None:
+            out["driver_s"] = round(self.driver_s, 4)
         return out
 
 
@@ -108,7 +139,8 @@ def triton_line(total: dict[str, float]) -> str:
         f"({total.get('cache_hits', 0):.0f} from its cache), {total.get('compile_s', 0):.1f} s "
         f"compiling{f' ({top})' if top else ''}; {total.get('loads', 0):.0f} kernel loads, "
         f"{total.get('load_s', 0):.1f} s"
+        + (f"; driver module {total['driver_s']:.1f} s" if "driver_s" in total else "")
     )
 
 
-NOT_STAGES = frozenset({"compile_s", "load_s"})
+NOT_STAGES = frozenset({"compile_s", "load_s", "driver_s"})

@@ -35,6 +35,7 @@ from passnet.evaluation.candidates import (
 from passnet.evaluation.compile_stats import TritonStats
 from passnet.evaluation.device_lock import DeviceLock
 from passnet.evaluation.request import WorkerRequest
+from passnet.evaluation.sandbox import compile_cache_dir
 from passnet.evaluation.timed_phase import Failed, TimingPhase, worst
 from passnet.evaluation.timing import (
     cpu_steal_jiffies,
@@ -124,7 +125,7 @@ class VariantRun(TimingPhase):
         return self.result.model_dump(mode="json")
 
     def run(self) -> dict[str, Any]:
-        stats = TritonStats()
+        stats = self.triton = TritonStats()
         stats.install()  # before any pass code: the integrity snapshot sees the hook as given
         stopped: Failed | None = None
         try:
@@ -159,6 +160,8 @@ class VariantRun(TimingPhase):
                 raise Failed(Status.REJECTED, str(exc)) from exc
         if self.fraction:
             torch.cuda.set_per_process_memory_fraction(self.fraction, self.device)
+        if self.kind.runs_pass_code and self.device.type == "cuda":
+            self.triton.warm_driver(compile_cache_dir())
         try:
             self.sample = load_sample(req.path)
             self.ref_module = load_module(self.sample).to(self.device)
