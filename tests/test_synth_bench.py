@@ -218,8 +218,12 @@ def test_keep_correct_keeps_a_correct_pass_that_loses_to_eager() -> None:
         {"graph": "g", "dtype": "float32", "status": "ok", "tightest_t": -6, "error": None}]}  # fmt: skip
     assert _verdict(slow, "cuda:0", "win") == "no win: 0.930x vs eager (gmean)"
     assert _verdict(slow, "cuda:0", "correct") is None
-    wrong = {**slow, "variants": [{**slow["variants"][0], "tightest_t": -2}]}
-    assert _verdict(wrong, "cuda:0", "correct").startswith("numerics: g (float32)")
+    loose = {**slow, "variants": [{**slow["variants"][0], "tightest_t": -2}]}
+    assert _verdict(loose, "cuda:0", "win").startswith("numerics: g (float32)")
+    assert _verdict(loose, "cuda:0", "correct") is None  # credited at t >= -2 by the score
+    wrong = {**slow, "variants": [{**slow["variants"][0], "status": "incorrect", "tightest_t": None,
+                                   "error": "allclose fails at t = 1"}]}  # fmt: skip
+    assert _verdict(wrong, "cuda:0", "correct").startswith("numerics: g: allclose fails")
 
 
 def test_synth_cli_refuses_an_unknown_keep_rule(tmp_path: Path) -> None:

@@ -59,6 +59,7 @@ class SynthResult:
     tuning: dict[str, Any] | None = None  # the launch-shape search on the device (synth.tune)
     seconds: float = 0.0
     keep: str = "win"  # the keep rule the verdict applied (KEEP)
+    numerics: str | None = None  # kept under keep "correct" though looser than STRICT_T: where
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2) + "\n"
@@ -111,16 +112,26 @@ def _summary(result: TaskResult) -> dict[str, Any]:
             "gmean_speedup": gmean, "variants": variants}  # fmt: skip
 
 
+def _loose(summary: dict[str, Any]) -> str | None:
+    """The first variant correct only at a level looser than STRICT_T, said as a reason."""
+    for v in summary["variants"]:
+        t = v["tightest_t"]
+        if v["status"] == Status.OK.value and (t is None or t > STRICT_T):
+            where = f"; {v['comparison']}" if v.get("comparison") else ""
+            return f"numerics: {v['graph']} ({v['dtype']}) passes only at t = {t}{where}"
+    return None
+
+
 def _verdict(summary: dict[str, Any], device: str, keep: str = "win") -> str | None:
-    """Why a verified pass is not kept under the ``keep`` rule, or None."""
+    """Why a verified pass is not kept under the ``keep`` rule, or None. ``correct`` keeps a
+    pass whose variants are all correct at some level, looser than STRICT_T too: the score
+    credits it at the levels it passes, where no pass scores b at every level."""
     for v in summary["variants"]:
         if v["status"] != Status.OK.value:
             kind = "numerics" if v["status"] == Status.INCORRECT.value else v["status"]
             return f"{kind}: {v['graph']}: {(v['error'] or '').splitlines()[0][:300]}"
-        t = v["tightest_t"]
-        if t is None or t > STRICT_T:
-            where = f"; {v['comparison']}" if v.get("comparison") else ""
-            return f"numerics: {v['graph']} ({v['dtype']}) passes only at t = {t}{where}"
+    if keep == "win" and (loose := _loose(summary)):
+        return loose
     if keep == "win" and device.startswith("cuda"):
         g = summary["gmean_speedup"]
         if g is None or g <= 1.0:
@@ -177,7 +188,10 @@ def _synthesize(task: Task, folder: Path, result: SynthResult, device: str, veri
         from passnet.synth.tune import tune as search
 
         tuning, result.tuning = search(
-            task, lambda cfg: [r[:2] for r in _rules(task, groups, cfg)], device, strict_t=STRICT_T
+            task,
+            lambda cfg: [r[:2] for r in _rules(task, groups, cfg)],
+            device,
+            strict_t=STRICT_T if result.keep == "win" else 0,  # as loose as the keep rule
         )
     rules = _rules(task, groups, tuning)
     pass_dir = folder / "pass"
@@ -199,6 +213,8 @@ def _synthesize(task: Task, folder: Path, result: SynthResult, device: str, veri
         summary = _summary(evaluated)
         result.verification = summary
         result.reason = _verdict(summary, device, result.keep)
+        if result.reason is None:
+            result.numerics = _loose(summary)
         try:  # training data is a by-product: its failure never costs the pass
             result.trajectory = str(write_trajectory(
                 folder / TRAJECTORY_JSON, task, pass_dir, result.rules, evaluated, result.reason,

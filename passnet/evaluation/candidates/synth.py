@@ -16,7 +16,7 @@ from passnet.evaluation.candidates.base import BuiltCandidate, CandidateKind
 
 KEEP = {
     "win": "correct at the strict level on every variant and faster than eager (G-mean, GPU)",
-    "correct": "correct at the strict level on every variant, whatever its speed",
+    "correct": "correct on every variant (at the strict level or a looser one), whatever its speed",
 }
 """The synthesizer's keep rules: which verified passes it submits."""
 
