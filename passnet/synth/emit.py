@@ -134,6 +134,7 @@ def _grid_lines(fname: str, k: Kernel, tuning: Tuning | None = None) -> list[str
     """Per phase: its size, block sizes and program count ``g<i>``."""
     lines = []
     multi = len(k.phases) > 1
+    lo = 16 if k.dots else 1  # tl.dot's smallest tile side
     for i, ph in enumerate(k.phases):
         sfx = f"_{i}" if multi else ""
         dom = ph.domain
@@ -155,14 +156,14 @@ def _grid_lines(fname: str, k: Kernel, tuning: Tuning | None = None) -> list[str
             lines.append(f"    if BLOCK_N{sfx} > 32768:")
             lines.append(f'        raise ValueError("{fname}: rows longer than 32768 elements")')
         if tuning is not None:
-            lines.append(f"    BLOCK_M{sfx} = max(1, min({tuning.max_rows}, "
+            lines.append(f"    BLOCK_M{sfx} = max({lo}, min({tuning.max_rows}, "
                          f"{tuning.row_tile} // BLOCK_N{sfx}))")  # fmt: skip
             lines.append(f"    g{i} = (n_rows{sfx} + BLOCK_M{sfx} - 1) // BLOCK_M{sfx}")
             continue
         lines.append("    if in0.is_cuda:")
-        lines.append(f"        BLOCK_M{sfx} = max(1, min(64, 4096 // BLOCK_N{sfx}))")
+        lines.append(f"        BLOCK_M{sfx} = max({lo}, min(64, 4096 // BLOCK_N{sfx}))")
         lines.append("    else:")
-        lines.append(f"        BLOCK_M{sfx} = max(1, min({_pow2(f'n_rows{sfx}')}, "
+        lines.append(f"        BLOCK_M{sfx} = max({lo}, min({_pow2(f'n_rows{sfx}')}, "
                      f"65536 // BLOCK_N{sfx}))")
         lines.append(f"    g{i} = (n_rows{sfx} + BLOCK_M{sfx} - 1) // BLOCK_M{sfx}")
     return lines

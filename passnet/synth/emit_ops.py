@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from torch.fx import Node
 
 from passnet.synth.ops import Op
+from passnet.synth.shapes import Dim, Unfusable
 
 if TYPE_CHECKING:
     from passnet.synth.lower import Builder
@@ -124,3 +125,69 @@ def reduce_row(b: Builder, op: Op, v: str, params: list[str | None] | None = Non
     if bias is not None:
         y = b.let(f"{y} + {bias}")
     return y
+
+
+def _pow2(n: int) -> int:
+    return 1 << max(n - 1, 0).bit_length()
+
+
+def _stride(b: Builder, j: int, d: int) -> str:
+    name = f"x{j}_s{d}"
+    b.strides[name] = (j, d)
+    b.pointers.add(j)
+    return name
+
+
+def _constant(b: Builder, d: Dim) -> int | None:
+    """A size that is the same in every variant (guarded in the wrapper), else None."""
+    if d.literal is not None:
+        return d.literal
+    if len(set(d.vals)) != 1:
+        return None
+    b.shapes.guard(f"{d.expr} == {d.vals[0]}")
+    return d.vals[0]
+
+
+def linear(b: Builder, node: Node, op: Op, m: tuple[str, ...]) -> str:
+    """``x @ weight.T + bias`` for the rows at ``m``: a ``tl.dot`` of the [BLOCK_M, K] row tile
+    with the [K, BLOCK_N] transposed weight, in IEEE float32 (eager's float32 linear does not
+    use TF32; half-precision inputs are exact in float32, accumulated in float32 as cuBLAS
+    does), the bias added before the one rounding to the output dtype. The output features
+    must be the kernel's row; an input row of another length is loaded with its own column
+    range, a computed one must share the kernel's row."""
+    x, w, bias = op.args
+    if b.mode != "row" or m[-1] != "cols" or any(b.on_cols(t) for t in m[:-1]):
+        raise Unfusable(f"linear '{node.name}' is needed other than along its output features")
+    n_dim, k_dim = b.shapes.dims[w]
+    if not b.shapes.equal(n_dim, b.domain[-1]):
+        raise Unfusable(f"linear '{node.name}': its output features are not the kernel's row")
+    n_out, k_in = _constant(b, n_dim), _constant(b, k_dim)
+    if n_out is None or k_in is None or min(n_out, k_in) < 16:
+        raise Unfusable(f"linear '{node.name}': tl.dot needs constant sizes of 16 or more")
+    if w not in b.index or (bias is not None and bias not in b.index):
+        raise Unfusable(f"linear '{node.name}' of a computed weight or bias")
+    b.dots = True
+    rows = m[:-1]
+    zeros = "tl.zeros([BLOCK_M, {}], tl.float32)"
+    if x in b.index:  # an input: its own K columns, masked at K
+        j, bk = b.index[x], _pow2(k_in)
+        kc = b.let(f"tl.arange(0, {bk})[None, :]")
+        terms = [f"{t} * {_stride(b, j, d)}" for d, t in enumerate(rows) if t != "0"]
+        terms.append(f"{kc} * {_stride(b, j, len(rows))}")
+        off = b.let(" + ".join(terms))
+        xt = b.let(f"tl.load(x{j} + {off}, mask=rmask & ({kc} < {k_in}), other=0.0)"
+                   f".to(tl.float32) + {zeros.format(bk)}")  # fmt: skip
+        kr = b.let(f"tl.arange(0, {bk})[:, None]")
+    else:  # computed on the kernel's row: K must be the row's length
+        if not b.shapes.equal(k_dim, b.domain[-1]):
+            raise Unfusable(f"linear '{node.name}' of a computed input longer than its output")
+        v = b.value(x, rows + ("cols",))
+        xt = b.let(f"tl.where(mask, {v} + {zeros.format('BLOCK_N')}, 0.0)")
+        kr = b.let("tl.arange(0, BLOCK_N)[:, None]")
+    jw = b.index[w]
+    wt = b.let(f"tl.load(x{jw} + cols * {_stride(b, jw, 0)} + {kr} * {_stride(b, jw, 1)}, "
+               f"mask=cmask & ({kr} < {k_in}), other=0.0).to(tl.float32)")  # fmt: skip
+    y = b.let(f"tl.dot({xt}, {wt}, input_precision=\"ieee\")")
+    if bias is not None:
+        y = b.let(f"{y} + {b.value(bias, ('cols',))}")
+    return b.round(y, node)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from torch.fx import Node
 
 from passnet.synth.lower import Builder, Map
-from passnet.synth.ops import REDUCTIONS
+from passnet.synth.ops import ROW_OPS
 from passnet.synth.shapes import Dim, Shapes, Unfusable
 
 
@@ -40,6 +40,7 @@ class Kernel:
     outputs: list[Node]
     shapes: Shapes
     ops: list[str] = field(default_factory=list)  # op names, for the docstring
+    dots: bool = False  # a phase uses tl.dot: BLOCK_M and BLOCK_N are at least 16
 
 
 def _count(dims: list[Dim], k: int) -> int:
@@ -122,7 +123,7 @@ def build(b: Builder) -> Kernel:
             a.vals == c.vals for a, c in zip(_domain(b, r), dom, strict=True))]  # fmt: skip
         for r in roots:
             all(map(b.shapes.equal, _domain(b, r), dom))  # guards where only values agree
-        row = any(b.ops[n].kind in REDUCTIONS for n in _ancestors(b, roots))
+        row = any(b.ops[n].kind in ROW_OPS for n in _ancestors(b, roots))
         b.start_phase("row" if row else "flat", dom)
         base = _base(b)
         for r in roots:
@@ -139,4 +140,4 @@ def build(b: Builder) -> Kernel:
             raise Unfusable(f"output '{root.name}' cannot be written by its own domain")
         phases.append(Phase(b.mode, b.domain, b.lines))
     return Kernel(phases, sorted(b.pointers), b.ints, b.strides, b.inputs, b.outputs,
-                  b.shapes, [b.ops[n].name for n in b.nodes])  # fmt: skip
+                  b.shapes, [b.ops[n].name for n in b.nodes], b.dots)  # fmt: skip

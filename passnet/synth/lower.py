@@ -22,7 +22,7 @@ import re
 
 from torch.fx import Node
 
-from passnet.synth.emit_ops import norm, pointwise, reduce_row
+from passnet.synth.emit_ops import linear, norm, pointwise, reduce_row
 from passnet.synth.ops import Op
 from passnet.synth.shapes import Dim, Shapes, Unfusable, total
 
@@ -41,6 +41,7 @@ class Builder:
         self.ints: dict[str, str] = {}  # shared by every phase: kernel parameters
         self.strides: dict[str, tuple[int, int]] = {}
         self.pointers: set[int] = set()
+        self.dots = False  # a tl.dot was emitted (emit_ops.linear): blocks of 16 or more
         self.count = 0
         self.start_phase("flat", [])
 
@@ -302,6 +303,8 @@ class Builder:
                 raise Unfusable("batch_norm statistics of another size than the channels")
             params = [self.param(a, (m[1],)) for a in op.args[1:]]
             return self.round(norm(self, op, self.value(x, m), params), node)
+        if op.kind == "linear":
+            return linear(self, node, op, m)
         if op.kind in ("mean", "sum"):
             if any(self.on_cols(t) for t in m):
                 raise Unfusable(f"{op.name} '{node.name}' is needed along the row it reduces")

@@ -4,7 +4,8 @@ Each supported node becomes an :class:`Op` with its tensor operands in a fixed o
 literals bound by name (positional and keyword spellings of one call look the same here).
 Kinds: ``pw`` (pointwise, broadcasting), ``cast`` (dtype change), ``id`` (same values: dropout
 in eval, contiguous, zero padding), ``bn`` (eval batch norm, per channel), ``ln``/``gn``/
-``softmax``/``mean``/``sum`` (reductions over the last dim), and the views ``reshape``,
+``softmax``/``mean``/``sum`` (reductions over the last dim), ``linear`` (a ``tl.dot`` of the
+row with the weight), and the views ``reshape``,
 ``permute``, ``unsqueeze``, ``squeeze``, ``expand`` (pure index arithmetic in the kernel), ``cat``
 (concatenation: each operand computed at its shifted coordinate, the result chosen by where).
 """
@@ -22,6 +23,7 @@ from torch.fx import Node
 from passnet.passes.matcher import _key as canonical_name  # the matcher's own op naming
 
 REDUCTIONS = frozenset({"ln", "gn", "softmax", "mean", "sum"})
+ROW_OPS = REDUCTIONS | {"linear"}  # ops that need the row mode's [BLOCK_M, BLOCK_N] tiles
 VIEWS = frozenset({"reshape", "permute", "unsqueeze", "squeeze", "getitem", "expand"})
 _F = "torch.nn.functional."
 
@@ -183,6 +185,13 @@ def _special(key: str, node: Node, rank: int) -> Op | str | None:  # noqa: C901 
                                                    torch.preserve_format):  # fmt: skip
             return f"{key} to another memory format"
         return Op("id", "copy", [b["input"]])
+    if key == _F + "linear":
+        b = _bind(node, ["input", "weight", "bias"], {"bias": None})
+        if b is None or not isinstance(b["weight"], Node) or not (
+            b["bias"] is None or isinstance(b["bias"], Node)
+        ):
+            return "linear with unexpected arguments"
+        return Op("linear", "linear", [b["input"], b["weight"], b["bias"]])
     if key == _F + "pad":
         b = _bind(node, ["input", "pad", "mode", "value"], {"mode": "constant", "value": None})
         if b is None or b["mode"] != "constant" or any(p != 0 for p in b["pad"]):

@@ -270,6 +270,16 @@ def infer_node(shapes: Shapes, node: Node, op: Op) -> list[Dim]:
         if not x or not shapes.equal(x[-1], size):
             raise Unfusable("layer_norm's normalized_shape differs from the input's last dim")
         return x[:-1] + [size]
+    if kind == "linear":
+        w = shapes.dims[op.args[1]]
+        if len(w) != 2 or not x or not shapes.equal(x[-1], w[1]):
+            raise Unfusable("linear's weight is not [out, in] over the input's last dim")
+        bias = op.args[2]
+        if bias is not None and not (
+            len(shapes.dims[bias]) == 1 and shapes.equal(shapes.dims[bias][0], w[0])
+        ):
+            raise Unfusable("linear's bias is not one value per output feature")
+        return x[:-1] + [w[0]]
     if kind in ("cast", "id", "bn", "gn", "softmax"):
         return list(x)
     if kind in ("mean", "sum"):
