@@ -218,3 +218,12 @@ def test_ops_outside_the_suite(tmp_path: Path, module: torch.nn.Module, dtype: t
         out, ref = gm(*args), module(*args)
     cmp = compare_outputs(list(out), list(ref))
     assert cmp.tightest_passing_t is not None and cmp.tightest_passing_t <= STRICT_T, cmp
+
+
+def test_a_linear_too_large_for_one_weight_tile_is_left_to_the_gemm() -> None:
+    class Mlp(torch.nn.Module):
+        def forward(self, x: torch.Tensor, w: torch.Tensor) -> tuple:
+            return (torch.nn.functional.gelu(torch.nn.functional.linear(x, w)),)
+
+    reason = select(trace_graph(Mlp(), [torch.randn(2, 4, 256), torch.randn(128, 256)]))
+    assert isinstance(reason, str) and "a 128x256 weight is no single tile" in reason, reason

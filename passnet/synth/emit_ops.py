@@ -127,6 +127,11 @@ def reduce_row(b: Builder, op: Op, v: str, params: list[str | None] | None = Non
     return y
 
 
+MAX_WEIGHT_TILE = 16384
+"""Most elements of the [K, N] weight tile one program holds (64 KiB in float32): beyond
+it the whole weight no longer fits one program's registers and a GEMM's tiling wins."""
+
+
 def _pow2(n: int) -> int:
     return 1 << max(n - 1, 0).bit_length()
 
@@ -164,6 +169,9 @@ def linear(b: Builder, node: Node, op: Op, m: tuple[str, ...]) -> str:
     n_out, k_in = _constant(b, n_dim), _constant(b, k_dim)
     if n_out is None or k_in is None or min(n_out, k_in) < 16:
         raise Unfusable(f"linear '{node.name}': tl.dot needs constant sizes of 16 or more")
+    if _pow2(n_out) * _pow2(k_in) > MAX_WEIGHT_TILE:
+        raise Unfusable(f"linear '{node.name}': a {n_out}x{k_in} weight is no single tile "
+                        "(a GEMM library's tiling is the better kernel)")  # fmt: skip
     if w not in b.index or (bias is not None and bias not in b.index):
         raise Unfusable(f"linear '{node.name}' of a computed weight or bias")
     b.dots = True
@@ -187,7 +195,7 @@ def linear(b: Builder, node: Node, op: Op, m: tuple[str, ...]) -> str:
     jw = b.index[w]
     wt = b.let(f"tl.load(x{jw} + cols * {_stride(b, jw, 0)} + {kr} * {_stride(b, jw, 1)}, "
                f"mask=cmask & ({kr} < {k_in}), other=0.0).to(tl.float32)")  # fmt: skip
-    y = b.let(f"tl.dot({xt}, {wt}, input_precision=\"ieee\")")
+    y = b.let(f'tl.dot({xt}, {wt}, input_precision="ieee")')
     if bias is not None:
         y = b.let(f"{y} + {b.value(bias, ('cols',))}")
     return b.round(y, node)
