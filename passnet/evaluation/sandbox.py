@@ -405,16 +405,8 @@ def run_worker(
         _affinity(),  # a pool thread pinned to some cores spawns workers pinned alike
     )
     worker = _take(key)
-    proc, read_fd, log_path = worker.proc, worker.read_fd, worker.log_path
-    chunks: list[bytes] = []
-
-    def drain() -> None:
-        with os.fdopen(read_fd, "rb") as f:
-            while data := f.read(65536):
-                chunks.append(data)
-
-    reader = threading.Thread(target=drain, daemon=True)
-    reader.start()
+    proc = worker.proc
+    reader, chunks = _drain(worker.read_fd)
     ooms = lifetime.oom_kills()
     t0 = time.perf_counter()
     try:
@@ -424,53 +416,91 @@ def run_worker(
             proc.stdin.close()
         except BrokenPipeError:
             pass
-        timed_out, usage = False, None
-        try:
-            if isinstance(proc, forkserver.ForkedProcess):
-                usage = proc.wait_usage(timeout_s)
-            else:
-                usage = lifetime.wait(proc, timeout_s)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-        finally:
-            _kill_group(proc)
+        timed_out, usage = _wait(proc, timeout_s)
         reader.join(timeout=5)
         elapsed = time.perf_counter() - t0
-        try:
-            tail = log_path.read_bytes()[-_LOG_TAIL:].decode(errors="replace").strip()
-        except OSError:
-            tail = ""
-        payload = b"".join(chunks)
         if timed_out:
             return _failure(
                 request, Status.TIMEOUT, f"killed after {timeout_s:g} s wall clock", elapsed
             )
-        if payload:
-            head, _, body = payload.partition(b"\n")
-            try:
-                out = json.loads(body) if head == request.nonce.encode() else None
-            except ValueError:
-                out = None
-            if not isinstance(out, dict):
-                return _forged(request, payload, elapsed)
-            out.setdefault("worker_seconds", elapsed)
-            return out
-        code = proc.returncode
-        if lifetime.TIMEOUT_MARK in tail or code == -signal.SIGXCPU:  # we were late
-            by = "its guardian" if lifetime.TIMEOUT_MARK in tail else "its CPU-time limit"
-            message = f"killed by {by} after its {timeout_s:g} s wall-clock limit"
-            return _failure(request, Status.TIMEOUT, message, elapsed)
-        if ooms is not None:
-            ooms = (lifetime.oom_kills() or ooms) - ooms
-        how = lifetime.exit_cause(code, tail, usage, memory_limit, ooms)
-        if isinstance(proc, forkserver.ForkedProcess) and proc.zygote_died:
-            how += " (its zygote died)"
-        detail = f"worker {how} without a result"
-        if tail:
-            detail += f"; last output: {tail[-600:]}"
-        return _failure(request, Status.CRASH, detail, elapsed)
+        if payload := b"".join(chunks):
+            return _answer(request, payload, elapsed)
+        return _died(request, worker, usage, memory_limit, ooms, elapsed)
     finally:
         shutil.rmtree(worker.tmpdir, ignore_errors=True)
+
+
+def _drain(read_fd: int) -> tuple[threading.Thread, list[bytes]]:
+    """Read the result channel on a thread until the worker closes it (a worker that writes
+    more than a pipe holds must not block on a parent that only reads after it exits)."""
+    chunks: list[bytes] = []
+
+    def drain() -> None:
+        with os.fdopen(read_fd, "rb") as f:
+            while data := f.read(65536):
+                chunks.append(data)
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    return reader, chunks
+
+
+def _wait(
+    proc: subprocess.Popen | forkserver.ForkedProcess, timeout_s: float
+) -> tuple[bool, resource.struct_rusage | None]:
+    """(timed out, resource usage) of a worker, which is killed with its group either way."""
+    try:
+        if isinstance(proc, forkserver.ForkedProcess):
+            return False, proc.wait_usage(timeout_s)
+        return False, lifetime.wait(proc, timeout_s)
+    except subprocess.TimeoutExpired:
+        return True, None
+    finally:
+        _kill_group(proc)
+
+
+def _answer(request: WorkerRequest, payload: bytes, elapsed: float) -> dict:
+    """The worker's result, if the channel holds exactly our nonce and one JSON object."""
+    head, _, body = payload.partition(b"\n")
+    try:
+        out = json.loads(body) if head == request.nonce.encode() else None
+    except ValueError:
+        out = None
+    if not isinstance(out, dict):
+        return _forged(request, payload, elapsed)
+    out.setdefault("worker_seconds", elapsed)
+    return out
+
+
+def _died(
+    request: WorkerRequest,
+    worker: _Worker,
+    usage: resource.struct_rusage | None,
+    memory_limit: int | None,
+    ooms: int | None,
+    elapsed: float,
+) -> dict:
+    """A worker that exited without a result: late (a timeout), or killed or crashed, said
+    from its exit status, resource usage, OOM kills and the tail of its log."""
+    proc, timeout_s = worker.proc, request.timeout_s
+    try:
+        tail = worker.log_path.read_bytes()[-_LOG_TAIL:].decode(errors="replace").strip()
+    except OSError:
+        tail = ""
+    code = proc.returncode
+    if lifetime.TIMEOUT_MARK in tail or code == -signal.SIGXCPU:  # we were late
+        by = "its guardian" if lifetime.TIMEOUT_MARK in tail else "its CPU-time limit"
+        message = f"killed by {by} after its {timeout_s:g} s wall-clock limit"
+        return _failure(request, Status.TIMEOUT, message, elapsed)
+    if ooms is not None:
+        ooms = (lifetime.oom_kills() or ooms) - ooms
+    how = lifetime.exit_cause(code, tail, usage, memory_limit, ooms)
+    if isinstance(proc, forkserver.ForkedProcess) and proc.zygote_died:
+        how += " (its zygote died)"
+    detail = f"worker {how} without a result"
+    if tail:
+        detail += f"; last output: {tail[-600:]}"
+    return _failure(request, Status.CRASH, detail, elapsed)
 
 
 def _forged(request: WorkerRequest, payload: bytes, elapsed: float) -> dict:
