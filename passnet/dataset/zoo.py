@@ -173,9 +173,14 @@ def _whisper(shape: Shape) -> torch.nn.Module:
 _VISION = {**_TINY, "intermediate_size": 256}
 
 
-def _transformers() -> list[ZooModel]:
-    nlp, cv = NLP_SHAPES, CV_SHAPES
-    specs: list[tuple[str, str, str, Any, Any, tuple[Shape, ...]]] = [
+_Spec = tuple[str, str, str, Any, Any, tuple[Shape, ...]]
+"""(name, family, domain, build, inputs, shapes) of one transformers zoo entry."""
+
+
+def _encoders() -> list[_Spec]:
+    """BERT-style text encoders, small random configs."""
+    nlp = NLP_SHAPES
+    return [
         ("bert", "bert", "nlp", _hf("BertModel", "BertConfig", **_TINY_NLP), _ids(1000), nlp),
         ("bert-eager-attn", "bert", "nlp",
          _hf("BertModel", "BertConfig", attn_implementation="eager", **_TINY_NLP), _ids(1000), nlp),
@@ -195,6 +200,13 @@ def _transformers() -> list[ZooModel]:
          _hf("MobileBertModel", "MobileBertConfig", vocab_size=1000, hidden_size=128,
              num_hidden_layers=2, num_attention_heads=2, intermediate_size=128,
              embedding_size=64, intra_bottleneck_size=64, true_hidden_size=64), _ids(1000), nlp),
+    ]  # fmt: skip
+
+
+def _decoders() -> list[_Spec]:
+    """Decoder-only and encoder-decoder text models, small random configs."""
+    nlp = NLP_SHAPES
+    return [
         ("gpt2", "gpt2", "nlp",
          _hf("GPT2Model", "GPT2Config", vocab_size=1000, n_embd=128, n_layer=2, n_head=2,
              n_positions=512, attn_implementation="eager", use_cache=False,
@@ -214,6 +226,13 @@ def _transformers() -> list[ZooModel]:
         ("t5-encoder", "t5", "nlp",
          _hf("T5EncoderModel", "T5Config", vocab_size=1000, d_model=128, d_kv=64, d_ff=256,
              num_layers=2, num_heads=2), _ids(1000), nlp),
+    ]  # fmt: skip
+
+
+def _vision() -> list[_Spec]:
+    """Vision and vision-language models at the CV shapes (CLIP's text tower too)."""
+    cv = CV_SHAPES
+    return [
         ("clip-text", "clip", "multimodal",
          _hf("CLIPTextModel", "CLIPTextConfig", vocab_size=1000, hidden_size=128,
              intermediate_size=256, num_hidden_layers=2, num_attention_heads=2,
@@ -241,11 +260,23 @@ def _transformers() -> list[ZooModel]:
         ("segformer", "segformer", "cv",
          _hf("SegformerModel", "SegformerConfig", hidden_sizes=[16, 32, 64, 128],
              depths=[1, 1, 1, 1], num_attention_heads=[1, 1, 2, 2]), _pixels(), cv),
+    ]  # fmt: skip
+
+
+def _audio() -> list[_Spec]:
+    """Speech encoders."""
+    return [
         ("wav2vec2", "wav2vec2", "audio",
          _hf("Wav2Vec2Model", "Wav2Vec2Config", vocab_size=32, conv_dim=[32, 32, 32],
              conv_stride=[5, 2, 2], conv_kernel=[10, 3, 3], num_conv_pos_embeddings=16,
              num_conv_pos_embedding_groups=4, **_VISION), _waveform, AUDIO_SHAPES),
         ("whisper-encoder", "whisper", "audio", _whisper, _mel(16), (Shape(1, 64), Shape(4, 512))),
+    ]  # fmt: skip
+
+
+def _real_size() -> list[_Spec]:
+    """Real-size configs, captured on the meta device."""
+    return [
         # A real-size config (Llama-2-7B, 6.7B parameters, 27 GB in float32): too large to
         # materialise here, so it is captured on the meta device (shapes and dtypes only).
         ("llama2-7b", "llama", "nlp",
@@ -254,9 +285,14 @@ def _transformers() -> list[ZooModel]:
              num_key_value_heads=32, max_position_embeddings=4096, use_cache=False),
          _ids(32000), (Shape(1, 128),)),
     ]  # fmt: skip
+
+
+def _transformers() -> list[ZooModel]:
     return [
         ZooModel(f"transformers/{name}", "transformers", family, domain, build, inputs, shapes)
-        for name, family, domain, build, inputs, shapes in specs
+        for name, family, domain, build, inputs, shapes in (
+            _encoders() + _decoders() + _vision() + _audio() + _real_size()
+        )
     ]
 
 
