@@ -166,6 +166,31 @@ def test_a_guard_refusing_a_site_falls_back_to_the_pattern(tmp_path: Path) -> No
     assert "written for 4 rows" in rule["fallback_reason"]
 
 
+def test_synthesised_style_pattern_fires_on_inplace_relu_after_eval_batch_norm(
+    tmp_path: Path,
+) -> None:
+    """torchvision's conv -> BatchNorm2d(momentum=0.01) -> ReLU(inplace=True) against a pattern
+    written as the synthesizer writes it (momentum 0.1, inplace=False): eval mode never reads
+    momentum and the relu writes only the batch norm's own result, so the rule fires."""
+    bn = "torch.nn.functional.batch_norm(x, m, v, w, b, False, 0.1, 1e-05)"
+    folder = _folder(tmp_path, "bn_relu", "x, m, v, w, b",
+                     f"torch.nn.functional.relu({bn}, inplace=False)")  # fmt: skip
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(
+        torch.nn.Conv2d(3, 4, 3, padding=1, bias=False),
+        torch.nn.BatchNorm2d(4, momentum=0.01),
+        torch.nn.ReLU(inplace=True),
+    ).eval()
+    model[1].running_mean.normal_()
+    model[1].running_var.uniform_(0.5, 2.0)
+    x = torch.randn(2, 3, 8, 8)
+    be = passnet.backend(passes=folder, inner="inductor")
+    with torch.no_grad():
+        out = torch.compile(model, backend=be)(x)
+        torch.testing.assert_close(out, model(x))
+    assert sum(be.fired().values()) == 1 and not be.reports[0].note
+
+
 def test_named_backend_reads_its_library_from_the_environment(
     folders: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:

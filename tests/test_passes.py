@@ -389,6 +389,152 @@ def test_inplace_add_in_dynamo_graph_matches(tmp_path: Path) -> None:
     assert sink[0].matches == {"FuseAddRelu": 1}
 
 
+# ------------------------------------------------------- literals that cannot change the result
+
+CONV_BN_RELU_RULE = """
+import torch
+import torch.nn.functional as F
+
+def pattern(x, w, m, v, g, b):
+    y = torch.conv2d(x, w, None, (1, 1), (1, 1), (1, 1), 1)
+    y = F.batch_norm(y, m, v, g, b, False, 0.1, 1e-05)
+    return F.relu(y, inplace=False)
+
+def replacement_args(x, w, m, v, g, b):
+    return (x, w, m, v, g, b)
+
+@torch.fx.wrap
+def folded_conv_bn_relu(x, w, m, v, g, b):  # batch norm folded into the convolution
+    scale = g / torch.sqrt(v + 1e-05)
+    y = torch.conv2d(x, w * scale[:, None, None, None], b - m * scale, 1, 1)
+    return y.clamp_min(0)
+
+def replacement_func():
+    return folded_conv_bn_relu
+"""
+
+
+def bn_inputs(channels: int = 4) -> list[torch.Tensor]:
+    g = torch.Generator().manual_seed(0)
+    mean, var = torch.randn(channels, generator=g), torch.rand(channels, generator=g) + 0.5
+    gamma, beta = torch.randn(channels, generator=g), torch.randn(channels, generator=g)
+    return [mean, var, gamma, beta]
+
+
+def test_eval_momentum_and_private_inplace_do_not_block_a_match(tmp_path: Path) -> None:
+    """As torchvision's graphs have it: momentum 0.01 in eval mode, relu(inplace=True) on the
+    batch norm's result; the synthesised pattern says 0.1 and inplace=False. Neither literal
+    can change what the graph computes, so the rule fires and the result is unchanged."""
+
+    class ConvBnRelu(torch.nn.Module):
+        def forward(self, x, w, m, v, g, b):  # noqa: ANN001, ANN201 - model.py style
+            y = torch.conv2d(x, w, None, (1, 1), (1, 1), (1, 1), 1)
+            y = torch.nn.functional.batch_norm(y, m, v, g, b, False, 0.01, 1e-05)
+            return torch.nn.functional.relu(y, inplace=True)
+
+    mod = ConvBnRelu()
+    gm = to_fx(mod)
+    assert "momentum" not in gm.code and "0.01" in gm.code and "inplace = True" in gm.code
+    folder = write_pass(tmp_path / "p", {"ConvBnRelu.py": CONV_BN_RELU_RULE})
+    assert apply_passes(gm, load_pass_dir(folder)).matches == {"ConvBnRelu": 1}
+    code = gm.code
+    assert "folded_conv_bn_relu(x, w, m, v, g, b)" in code and "functional" not in code
+    x = [torch.randn(2, 3, 8, 8), torch.randn(4, 3, 3, 3), *bn_inputs()]
+    torch.testing.assert_close(gm(*x), mod(*x))
+
+
+def test_inplace_on_a_shared_or_external_input_must_match(tmp_path: Path) -> None:
+    """relu(y, inplace=True) where y is read again, or comes from outside the match: the write
+    is visible (``z + y`` below is 2 * relu(y)), so ``inplace`` must match exactly."""
+
+    class Shared(torch.nn.Module):
+        def __init__(self, inplace: bool) -> None:
+            super().__init__()
+            self.inplace = inplace
+
+        def forward(self, x, m, v, g, b):  # noqa: ANN001, ANN201
+            y = torch.nn.functional.batch_norm(x, m, v, g, b, False, 0.1, 1e-05)
+            z = torch.nn.functional.relu(y, inplace=self.inplace)
+            return z + y
+
+    both = "y = F.batch_norm(x, m, v, g, b, False, 0.1, 1e-05)\nreturn y, F.relu(y, inplace=False)"
+    files = {"Both.py": simple_rule(both, "x, m, v, g, b")}
+    (control,) = apply_rules(tmp_path / "a", Shared(inplace=False), files)
+    assert control.matches == 1  # the pattern fits this graph but for the literal
+    (shared,) = apply_rules(tmp_path / "b", Shared(inplace=True), files)
+    assert shared.matches == 0
+    assert shared.diagnostic == (
+        "closest candidate: node 'batch_norm' (torch.nn.functional.batch_norm) — pattern "
+        "output 1: at pattern op 'relu' / graph node 'relu' (relu): argument 1 (inplace): "
+        "pattern has False, graph has True (inplace may differ only where the activation's "
+        "input is made inside the match and read by nothing else; graph node 'batch_norm' "
+        "also feeds 'add')"
+    )
+    x = [torch.randn(2, 4, 3, 3), *bn_inputs()]
+    y = F.batch_norm(x[0], *x[1:], False, 0.1, 1e-05)
+    torch.testing.assert_close(Shared(inplace=True)(*x), 2 * F.relu(y))  # what it computes
+    (external,) = apply_rules(
+        tmp_path / "c", Shared(inplace=True), {"R.py": simple_rule("return F.relu(x)")}
+    )
+    assert external.matches == 0 and external.diagnostic.endswith(
+        "(inplace may differ only where the activation's input is made inside the match and "
+        "read by nothing else; graph node 'batch_norm' is an input of the match, not made "
+        "inside it)"
+    )
+
+
+def test_momentum_must_match_in_training_mode(tmp_path: Path) -> None:
+    class TrainBn(torch.nn.Module):
+        def forward(self, x, m, v, g, b):  # noqa: ANN001, ANN201
+            return torch.nn.functional.batch_norm(x, m, v, g, b, True, 0.01, 1e-05)
+
+    def rule(training: bool, momentum: float) -> str:
+        call = f"return F.batch_norm(x, m, v, g, b, {training}, {momentum}, 1e-05)"
+        return simple_rule(call, "x, m, v, g, b")
+
+    (same,) = apply_rules(tmp_path / "a", TrainBn(), {"Same.py": rule(True, 0.01)})
+    assert same.matches == 1
+    (other,) = apply_rules(tmp_path / "b", TrainBn(), {"Other.py": rule(True, 0.1)})
+    assert other.matches == 0
+    assert other.diagnostic == (
+        "closest candidate: node 'batch_norm' (torch.nn.functional.batch_norm) — argument 6 "
+        "(momentum): pattern has 0.1, graph has 0.01 (momentum may differ only where "
+        "training=False on both sides)"
+    )
+    (eval_,) = apply_rules(tmp_path / "c", TrainBn(), {"Eval.py": rule(False, 0.01)})
+    assert eval_.matches == 0 and eval_.diagnostic.endswith(
+        "argument 5 (training): pattern has False, graph has True"
+    )
+
+
+def test_inplace_chain_inside_the_match_in_a_dynamo_graph(tmp_path: Path) -> None:
+    """Dynamo records ``y += r`` as iadd, whose result is y itself: relu(inplace=True) on it
+    writes y's memory. y made inside the match (the batch norm) and read only by the iadd: the
+    rule fires. y an input of the match: the write would reach it, so no match."""
+
+    class BnAddRelu(torch.nn.Module):
+        def forward(self, x, r, m, v, g, b):  # noqa: ANN001, ANN201
+            y = torch.nn.functional.batch_norm(x, m, v, g, b, False, 0.03, 1e-05)
+            y += r
+            return torch.nn.functional.relu(y, inplace=True)
+
+    bn_first = "y = F.batch_norm(x, m, v, g, b, False, 0.1, 1e-05)\nreturn F.relu(y + r)"
+    files = {
+        "AddRelu.py": simple_rule("return F.relu(x + r)", "x, r"),  # x: the match's input
+        "BnAddRelu.py": simple_rule(bn_first, "x, r, m, v, g, b"),
+    }
+    folder = write_pass(tmp_path / "p", files)
+    torch._dynamo.reset()
+    sink: list = []
+    mod, x = BnAddRelu(), [torch.randn(2, 4, 3, 3), torch.randn(2, 4, 3, 3), *bn_inputs()]
+    compiled = torch.compile(mod, backend=make_backend(load_pass_dir(folder), sink))
+    compiled(*x)
+    (report,) = sink
+    add_relu, bn_add_relu = report.rules
+    assert (add_relu.matches, bn_add_relu.matches) == (0, 1)
+    assert "graph node 'y' is an input of the match, not made inside it" in add_relu.diagnostic
+
+
 # --------------------------------------------------------------------------- real GraphNet graphs
 
 
@@ -408,18 +554,16 @@ def test_resnet18_add_relu_rewrite_matches_and_runs() -> None:
 
 
 @needs_fixtures
-def test_resnet18_near_miss_and_absent_op(tmp_path: Path) -> None:
+def test_resnet18_private_inplace_and_absent_op(tmp_path: Path) -> None:
+    """model.py's ``relu(out, inplace=True)`` reads an add made inside the match and read by
+    the relu alone, so a pattern spelling ``inplace=False`` matches it too (it used to miss)."""
     folder = tmp_path / "add_relu"
     shutil.copytree(PASSES / "add_relu", folder)
     rule = folder / "FuseAddRelu.py"
     rule.write_text(rule.read_text().replace("inplace=True", "inplace=False"))
     mod, _ = fixture_module(RESNET18)
     (near,) = apply_passes(to_fx(mod), load_pass_dir(folder)).rules
-    assert near.matches == 0
-    assert near.diagnostic == (
-        "closest candidate: node 'relu_2' (torch.nn.functional.relu) — "
-        "argument 1 (inplace): pattern has False, graph has True"
-    )
+    assert (near.matches, near.diagnostic) == (8, None)
     (absent,) = apply_passes(to_fx(mod), load_pass_dir(PASSES / "no_match")).rules
     assert absent.diagnostic.startswith(
         "no node calls torch.nn.functional.gelu (graph calls: conv2d x20, batch_norm x20, "

@@ -13,6 +13,9 @@ positional form with defaults filled in, and aliases unified (``operator.iadd`` 
 ``operator.add``: Dynamo records ``x += y`` as iadd, FX tracing as add). Upstream limits are
 lifted: multi-output patterns, a replacement function per rule, and a rule that matches nothing
 reports its closest partial match instead of being dropped silently.
+
+Literals must be equal, except two that provably change neither the result nor anything
+outside the match (``passnet.passes.loose_literals``).
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from torch.fx.operator_schemas import get_signature_for_torch_op
 
 from passnet.graph.tracing import trace_module
 from passnet.passes.loader import PassRule, PassSet
+from passnet.passes.loose_literals import LooseLiterals
 
 _BINARY = "add sub mul truediv floordiv mod pow matmul and_ or_ xor lshift rshift".split()
 _INPLACE = {getattr(operator, "i" + n.rstrip("_")): getattr(operator, n) for n in _BINARY}
@@ -218,6 +222,7 @@ class _Matcher:
     def __init__(self, pattern: tuple[Graph, list[Node], list[Node]], claimed: set) -> None:
         (self.graph, self.inputs, self.outputs), self.claimed = pattern, claimed
         self._args, self._key = functools.cache(normalized_args), functools.cache(_key)
+        self.literals = LooseLiterals(self._args, self._key, frozenset(_INPLACE), _short)
 
     def candidates(self, pn: Node, graph: Graph) -> list[Node]:
         key = _key(pn)
@@ -248,7 +253,11 @@ class _Matcher:
             if plabel != glabel:
                 return f"{at}{label}: pattern passes '{plabel}', graph passes '{glabel}'"
             if why := self.value(pv, gv, pn, gn, label, fwd, rev):
-                return why
+                if isinstance(pv, Node) or isinstance(gv, Node):
+                    return why
+                if (unless := self.literals.loose(pn, gn, plabel.rstrip("="), rev)) is None:
+                    continue  # a literal that cannot change the result (module docstring)
+                return f"{why} ({unless})" if unless else why
         return None
 
     def value(
