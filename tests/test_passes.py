@@ -535,6 +535,43 @@ def test_inplace_chain_inside_the_match_in_a_dynamo_graph(tmp_path: Path) -> Non
     assert "graph node 'y' is an input of the match, not made inside it" in add_relu.diagnostic
 
 
+def test_inplace_add_whose_write_is_read_later_is_not_replaced(tmp_path: Path) -> None:
+    """``x += y`` matched as ``x + y``: a replacement returns a new tensor, so a node that
+    reads x after the iadd (an alias kept before it) would see x unwritten. No match there;
+    the same graph without the later reader matches."""
+
+    class Aliased(torch.nn.Module):
+        def forward(self, a, b):  # noqa: ANN001, ANN201
+            x = a * 2.0
+            keep = x
+            x += b
+            return torch.nn.functional.relu(x), keep * 3.0
+
+    class Plain(torch.nn.Module):
+        def forward(self, a, b):  # noqa: ANN001, ANN201
+            x = a * 2.0
+            x += b
+            return torch.nn.functional.relu(x)
+
+    rule = simple_rule("return F.relu(x + r)", "x, r").replace(
+        "return args[0]", "return F.relu(args[0] + args[1])"
+    )  # a replacement that computes the pattern, so outputs can be compared
+    folder = write_pass(tmp_path / "p", {"AddRelu.py": rule})
+    for module, fires in ((Aliased(), 0), (Plain(), 1)):
+        torch._dynamo.reset()
+        sink: list = []
+        args = [torch.randn(2, 8), torch.randn(2, 8)]
+        compiled = torch.compile(module, backend=make_backend(load_pass_dir(folder), sink))
+        with torch.no_grad():
+            torch.testing.assert_close(compiled(*args), module(*[a.clone() for a in args]))
+        (report,) = sink
+        assert report.rules[0].matches == fires, report.rules[0].diagnostic
+        if not fires:
+            assert "in-place 'x_1' writes into 'x', which 'mul_1' reads after it" in (
+                report.rules[0].diagnostic or ""
+            ), report.rules[0].diagnostic
+
+
 # --------------------------------------------------------------------------- real GraphNet graphs
 
 

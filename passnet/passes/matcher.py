@@ -10,7 +10,9 @@ Before / after (tests/passes/add_relu on the FX graph of GraphNet's torchvision 
 Semantics follow upstream PassNet's SubgraphMatcher (match_output=False, match_placeholder=False,
 remove_overlapping_matches=True, ignore_literals=False); calls on both sides are normalised to
 positional form with defaults filled in, and aliases unified (``operator.iadd`` matches
-``operator.add``: Dynamo records ``x += y`` as iadd, FX tracing as add). Upstream limits are
+``operator.add``: Dynamo records ``x += y`` as iadd, FX tracing as add; not where the write
+into ``x`` is seen, by a later reader of ``x`` or by the caller of a graph whose input ``x``
+is: a replacement returns a new tensor). Upstream limits are
 lifted: multi-output patterns, a replacement function per rule, and a rule that matches nothing
 reports its closest partial match instead of being dropped silently.
 
@@ -89,6 +91,26 @@ def _key(node: Node) -> str:
         if name.startswith(old):
             return new + name[len(old) :]
     return name
+
+
+def _visible_write(gn: Node) -> str | None:
+    """Why an in-place operator (``x += y``, matched as ``x + y``) may not be replaced: its
+    write into ``x`` is seen by a node that reads ``x`` after it, or by the graph's caller
+    when ``x`` is an input of the graph. A replacement returns a new tensor instead."""
+    if gn.op != "call_function" or gn.target not in _INPLACE or not gn.args:
+        return None
+    x = gn.args[0]
+    if not isinstance(x, Node):
+        return None
+    if x.op == "placeholder":
+        return f"in-place '{gn.name}' writes into the graph input '{x.name}'"
+    order = {n: i for i, n in enumerate(gn.graph.nodes)}
+    later = [u for u in x.users if u is not gn and order[u] > order[gn]]
+    if later:
+        return (
+            f"in-place '{gn.name}' writes into '{x.name}', which '{later[0].name}' reads after it"
+        )
+    return None
 
 
 def _at(pn: Node, gn: Node) -> str:
@@ -245,6 +267,8 @@ class _Matcher:
             pv = getattr(self.graph.owning_module, str(pn.target), None)
             gv = getattr(gn.graph.owning_module, str(gn.target), None)
             return None if _lit_eq(pv, gv) else f"{at}constants '{pn.target}', '{gn.target}' differ"
+        if why := _visible_write(gn):
+            return f"{at}{why}"
         pa, ga = self._args(pn), self._args(gn)
         if len(pa) != len(ga):
             return f"{at}pattern passes {len(pa)} arguments, graph passes {len(ga)}"
