@@ -32,7 +32,7 @@ from passnet.agent.llm import (
 from passnet.agent.loop import AgentConfig, AttemptSpec, run_attempt
 from passnet.agent.openai_backend import OpenAIBackend
 from passnet.agent.replay import replay_attempt
-from passnet.agent.run import DevicePool, RunPlan, run_agent
+from passnet.agent.run import RunPlan, run_agent
 from passnet.agent.trajectory import TRAJECTORIES, AttemptRecord, Budget, read_trajectories
 from passnet.core.results import (
     CandidateSpec,
@@ -44,6 +44,7 @@ from passnet.core.results import (
     VariantResult,
 )
 from passnet.dataset.task import Task, load_task, write_task
+from passnet.evaluation.devices import DevicePool
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE_TASK = ROOT / "examples" / "tasks" / "bert_add_layer_norm"
@@ -367,7 +368,7 @@ def test_concurrent_attempts_share_one_device(tmp_path: Path, monkeypatch) -> No
         track("eval", 0.2)
         return _fake_result(task, Path(candidate.pass_dir))
 
-    monkeypatch.setattr("passnet.agent.run.evaluate_task", fake_evaluate_task)
+    monkeypatch.setattr("passnet.evaluation.devices.evaluate_task", fake_evaluate_task)
     script = [reply(None, [_rule(0.5), call("pass_evaluator")]), reply(None, [call("finish")])]
     with ScriptedServer(script, gate=lambda body, step: track("llm", 0.3)) as server:
         config = AgentConfig(backend="openai", generate=gen_config(server.url), parameters=FAST)

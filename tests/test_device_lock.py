@@ -21,8 +21,9 @@ from passnet.core.results import Parameters, Status
 from passnet.dataset.task import load_task
 from passnet.evaluation.candidates import parse_candidate
 from passnet.evaluation.device_lock import DeviceLock, device_key
+from passnet.evaluation.devices import ExecutorError
 from passnet.evaluation.evaluator import evaluate_task, evaluate_variant
-from passnet.runner.pool import ExecutorError, LocalPool
+from passnet.runner.pool import LocalPool
 
 ROOT = Path(__file__).resolve().parents[1]
 TASK = ROOT / "examples" / "tasks" / "bert_add_layer_norm"

@@ -18,9 +18,10 @@ import pytest
 from test_store import EXAMPLE_PASS, PARAMS, make_suite
 
 from passnet.dataset.suite import DEFAULT_SUITE, SuiteError, load_suite, resolve_suite_path
+from passnet.evaluation.devices import ExecutorError, device_slots
 from passnet.reports import build_leaderboard
 from passnet.runner.bench import BenchConfig, bench
-from passnet.runner.pool import ExecutorError, LocalPool, device_slots
+from passnet.runner.pool import LocalPool
 from passnet.runner.store import Store
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -18,7 +18,6 @@ restarts unfinished ones from scratch.
 
 from __future__ import annotations
 
-import queue
 import threading
 import traceback
 from collections.abc import Callable
@@ -39,10 +38,8 @@ from passnet.agent.trajectory import (
     TrajectoryWriter,
     write_json_atomic,
 )
-from passnet.core.results import Parameters, TaskResult
 from passnet.dataset.task import Task
-from passnet.evaluation.candidates import parse_candidate
-from passnet.evaluation.evaluator import evaluate_task
+from passnet.evaluation.devices import DevicePool  # noqa: F401 - the agent's evaluator
 
 
 class RunError(Exception):
@@ -68,30 +65,6 @@ def task_names(tasks: list[Task]) -> list[str]:
             name = f"{base}_{n}"
         names.append(name)
     return names
-
-
-class DevicePool:
-    """An Evaluator routing each call to a free device; one measurement per device at a time."""
-
-    def __init__(self, devices: list[str], parameters: Parameters, prepare_ahead: int = 1) -> None:
-        self.parameters, self.prepare_ahead = parameters, prepare_ahead
-        self._free: queue.Queue[str] = queue.Queue()
-        for device in devices:
-            self._free.put(device)
-
-    def __call__(self, task: Task, pass_dir: Path) -> TaskResult:
-        device = self._free.get()
-        try:
-            candidate = parse_candidate(f"passes:{pass_dir}")
-            return evaluate_task(
-                task,
-                candidate,
-                device=device,
-                parameters=self.parameters,
-                prepare_ahead=self.prepare_ahead,
-            )
-        finally:
-            self._free.put(device)
 
 
 class TaskSummary(BaseModel):

@@ -16,41 +16,9 @@ import threading
 from collections.abc import Iterator
 
 from passnet.core.results import Environment, Parameters
+from passnet.evaluation.devices import ExecutorError, device_slots
 from passnet.evaluation.evaluator import environment, evaluate_variant
 from passnet.runner.bench import Outcome, WorkItem
-
-
-class ExecutorError(Exception):
-    """An executor that cannot start as asked (user-fixable: no GPU, bad --jobs, no Ray)."""
-
-
-def device_slots(device: str, jobs: int | None = None) -> list[str]:
-    """The devices measurements run on, one entry per concurrent measurement."""
-    if jobs is not None and jobs < 1:
-        raise ExecutorError(f"--jobs must be at least 1, got {jobs}")
-    if device == "cpu":
-        return ["cpu"] * (jobs or 1)
-    if device == "cuda" or device.startswith("cuda:"):
-        import torch
-
-        count = torch.cuda.device_count()
-        if count == 0:
-            raise ExecutorError("--device cuda asked for, but PyTorch sees no CUDA GPU")
-        if device == "cuda":
-            ids = list(range(count))
-        else:
-            try:
-                ids = [int(device.split(":", 1)[1])]
-            except ValueError:
-                raise ExecutorError(f"unknown device {device!r}; use cpu, cuda or cuda:N") from None
-            if ids[0] >= count:
-                raise ExecutorError(f"{device}: only {count} GPU(s) visible")
-        if jobs is not None and jobs > len(ids):
-            raise ExecutorError(
-                f"--jobs {jobs} > {len(ids)} GPU(s): a measurement never shares a GPU"
-            )
-        return [f"cuda:{i}" for i in ids[: jobs or len(ids)]]
-    raise ExecutorError(f"unknown device {device!r}; use cpu, cuda or cuda:N")
 
 
 def cpu_sets(n: int) -> list[set[int]] | None:

@@ -18,8 +18,8 @@ from typing import Any
 
 from passnet.core.results import Environment, Parameters, VariantResult
 from passnet.dataset.suite import folder_files
+from passnet.evaluation.devices import ExecutorError
 from passnet.runner.bench import Outcome, WorkItem
-from passnet.runner.pool import ExecutorError
 
 
 def _write_files(root: Path, files: dict[str, bytes]) -> Path:

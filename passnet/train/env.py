@@ -71,8 +71,8 @@ class PassBenchEnv(gym.Env):
             raise ValueError("PassBenchEnv needs at least one task")
         self.tasks = {t.name: t for t in tasks}
         if evaluator is None:
-            from passnet.agent.run import DevicePool
             from passnet.core.results import default_parameters
+            from passnet.evaluation.devices import DevicePool
 
             evaluator = DevicePool([device], parameters or default_parameters(device))
         self.evaluate = evaluator

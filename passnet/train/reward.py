@@ -101,8 +101,8 @@ class PassReward:
         empty_reward: float = 0.0,
     ) -> None:
         if evaluator is None:
-            from passnet.agent.run import DevicePool
             from passnet.core.results import default_parameters
+            from passnet.evaluation.devices import DevicePool
 
             devices = device.split(",")
             evaluator = DevicePool(devices, parameters or default_parameters(devices[0]))
