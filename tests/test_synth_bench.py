@@ -1,8 +1,9 @@
 """``passnet bench -c synth``: a synthesised pass per task, measured like any submitted pass.
 
 Two one-variant tasks cut from the bundled suite (float32, the smallest graph): a pointwise
-``mul, add`` that the synthesizer fuses, and ``layer_norm, linear, view, transpose`` that it
-skips (unsupported op linear). Kernels run in Triton's interpreter on CPU.
+``mul, add`` that the synthesizer fuses, and ``linear, view, permute, contiguous`` that it
+skips (the ops after the linear are dead code: nothing to fuse). Kernels run in Triton's
+interpreter on CPU.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ from passnet.runner.suite import candidate_id
 
 SUITE = Path(__file__).resolve().parents[1] / "examples" / "suite"
 FUSED = "fusible_mul_add_445849cd"
-UNSUPPORTED = "fusible_layer_norm_linear_view_transpose_22481189"
+UNSUPPORTED = "fusible_linear_view_permute_contiguous_dff474bf"
+SKIP_REASON = "ops linear..contiguous: part of it is never used"
 FAST = ["--warmup", "1", "--trials", "3", "--rounds", "1", "--no-report", "--device", "cpu"]
 
 
@@ -82,8 +84,8 @@ def test_synth_pass_is_measured_like_a_submitted_pass(synth_run: dict) -> None:
 def test_unsupported_task_is_skipped_with_its_reason(synth_run: dict) -> None:
     skipped = _synth_results(synth_run["db"])[UNSUPPORTED]
     assert skipped["status"] == "no_match"
-    assert skipped["error"].startswith("skipped: unsupported op linear"), skipped["error"]
-    assert f"synth {UNSUPPORTED}: skipped: unsupported op linear" in synth_run["first"]
+    assert skipped["error"] == f"skipped: {SKIP_REASON}", skipped["error"]
+    assert f"synth {UNSUPPORTED}: skipped: {SKIP_REASON}" in synth_run["first"]
 
 
 def test_rerun_measures_and_synthesises_nothing(synth_run: dict) -> None:
@@ -154,7 +156,7 @@ def test_cached_verdicts_are_reused_but_not_host_failures(tmp_path: Path) -> Non
     folder = synth_folder(tmp_path / "cache", task)
     folder.mkdir(parents=True)
     for reason, expect in (("unsupported op fake", "unsupported op fake"),
-                           ("crash: graphs/x: killed", "unsupported op linear")):  # fmt: skip
+                           ("crash: graphs/x: killed", SKIP_REASON)):  # fmt: skip
         stale = {"task": "t", "name": UNSUPPORTED, "status": "skipped", "reason": reason}
         (folder / "synth.json").write_text(json.dumps(stale))
         r = synthesize_cached([task], tmp_path / "cache", "cpu", 60.0)[0]
