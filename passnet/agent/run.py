@@ -39,7 +39,6 @@ from passnet.agent.trajectory import (
     write_json_atomic,
 )
 from passnet.dataset.task import Task
-from passnet.evaluation.devices import DevicePool  # noqa: F401 - the agent's evaluator
 
 
 class RunError(Exception):

@@ -5,15 +5,20 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
 from rich.table import Table
 
-from passnet.cli.common import console
+from passnet.cli.common import check_device, check_out_file, console
 from passnet.cli.common import fail as _fail
-from passnet.cli.options import Rounds
+from passnet.cli.options import JsonOut, Rounds
+
+if TYPE_CHECKING:
+    from passnet.accelerate.library import PassLibrary
+    from passnet.accelerate.models import LoadedModel
+    from passnet.accelerate.run import AccelerateResult
 
 
 def _fmt(x: float | None, spec: str = ",.1f") -> str:
@@ -66,22 +71,27 @@ def _print(result, all_rules: bool = False) -> None:  # noqa: ANN001 - Accelerat
     console.print(f"[dim]{escape(result.timing_note)}[/]", soft_wrap=True)
 
 
+# The command's two inputs; their help is long enough to crowd its signature.
+ModelSpec = Annotated[
+    str,
+    typer.Argument(
+        help="a zoo model (bert, torchvision/resnet18, ...) "
+        "or path/to/module.py:factory returning (model, inputs)"
+    ),
+]
+PassFolders = Annotated[
+    list[Path],
+    typer.Option(
+        "--passes",
+        help="pass folder, or a folder of them (examples/passes, a synth --out "
+        "folder, an agent run); repeat for more; earlier folders win overlaps",
+    ),
+]
+
+
 def accelerate_cmd(
-    model: Annotated[
-        str,
-        typer.Argument(
-            help="a zoo model (bert, torchvision/resnet18, ...) "
-            "or path/to/module.py:factory returning (model, inputs)"
-        ),
-    ],
-    passes: Annotated[
-        list[Path],
-        typer.Option(
-            "--passes",
-            help="pass folder, or a folder of them (examples/passes, a synth --out "
-            "folder, an agent run); repeat for more; earlier folders win overlaps",
-        ),
-    ],
+    model: ModelSpec,
+    passes: PassFolders,
     device: Annotated[str, typer.Option(help="cpu (Triton interpreter) or cuda[:N]")] = "cpu",
     batch: Annotated[
         int | None, typer.Option(min=1, help="batch size [the zoo's first shape]")
@@ -116,7 +126,7 @@ def accelerate_cmd(
     trials: Annotated[int, typer.Option(min=1, help="timed calls per side")] = 100,
     rounds: Rounds = 4,
     strict_t: Annotated[int, typer.Option(help="tolerance level the outputs must pass")] = -4,
-    json_out: Annotated[Path | None, typer.Option("--json", help="write the result here")] = None,
+    json_out: JsonOut = None,
     all_rules: Annotated[
         bool,
         typer.Option(
@@ -127,38 +137,10 @@ def accelerate_cmd(
     """Compile MODEL with a pass library inside torch.compile; report which rules fired where,
     check outputs against eager, time eager vs Inductor vs passnet (docs/accelerate.md).
     Exit 0 correct, 1 incorrect, 2 usage error."""
-    if device.startswith("cuda"):
-        import torch
-
-        if not torch.cuda.is_available():
-            _fail("--device cuda asked for, but PyTorch sees no CUDA GPU; use --device cpu.")
-    elif device == "cpu":
-        os.environ.setdefault("TRITON_INTERPRET", "1")  # before anything imports Triton
-    else:
-        _fail(f"unknown --device {device!r}; use cpu or cuda[:N].")
-    # Triton reads TRITON_INTERPRET when it is imported, and torch._dynamo imports it
-    from passnet.accelerate.backend import INNERS
-    from passnet.accelerate.library import ORDERS
-
-    if inner not in INNERS:
-        _fail(f"unknown --inner {inner!r}; use one of {', '.join(INNERS)}.")
-    if order not in ORDERS:
-        _fail(f"unknown --order {order!r}; use one of {', '.join(ORDERS)}.")
-    if json_out:
-        from passnet.runner.paths import file_problem
-
-        if problem := file_problem(json_out, "--json"):
-            _fail(problem)
-    from passnet.accelerate.library import LibraryError, PassLibrary
-    from passnet.accelerate.models import ModelError, load_model
+    _check_options(device, inner, order, json_out)
+    library, loaded = _load(model, passes, order, batch, size, device, dtype)
     from passnet.accelerate.run import accelerate
 
-    try:
-        library = PassLibrary.load(passes, order=order)
-        loaded = load_model(model, batch=batch, size=size, device=device, dtype=dtype)
-    except (LibraryError, ModelError) as e:
-        _fail(str(e))
-        return
     with console.status(f"compiling and checking {loaded.name} ..."):
         result = accelerate(loaded, library, device=device, dtype=dtype, inner=inner,
                             baselines=baselines, time_it=time_it, warmup=warmup, trials=trials,
@@ -167,11 +149,54 @@ def accelerate_cmd(
         result.timing_note = "timed on CPU at your request: Triton's interpreter ran the passes, the times mean nothing"
     _print(result, all_rules)
     if json_out:
-        json_out.write_text(
-            json.dumps(result.to_json(), indent=2, default=str) + "\n", encoding="utf-8"
-        )
-        console.print(f"[dim]result written to {escape(str(json_out))}[/]")
+        _write_json(result, json_out)
     raise typer.Exit(code=0 if result.correct else 1)
+
+
+def _check_options(device: str, inner: str, order: str, json_out: Path | None) -> None:
+    """Exit 2 on an unusable option before the model loads. On CPU Triton's interpreter is
+    switched on first: Triton reads TRITON_INTERPRET when it is imported, and torch._dynamo
+    (imported by passnet.accelerate) imports it."""
+    check_device(device)
+    if device == "cpu":
+        os.environ.setdefault("TRITON_INTERPRET", "1")  # before anything imports Triton
+    from passnet.accelerate.backend import INNERS
+    from passnet.accelerate.library import ORDERS
+
+    if inner not in INNERS:
+        _fail(f"unknown --inner {inner!r}; use one of {', '.join(INNERS)}.")
+    if order not in ORDERS:
+        _fail(f"unknown --order {order!r}; use one of {', '.join(ORDERS)}.")
+    check_out_file(json_out, "--json")
+
+
+def _load(
+    model: str,
+    passes: list[Path],
+    order: str,
+    batch: int | None,
+    size: int | None,
+    device: str,
+    dtype: str,
+) -> tuple[PassLibrary, LoadedModel]:
+    """The pass library and the model with its inputs, or exit 2 with what is wrong."""
+    from passnet.accelerate.library import LibraryError, PassLibrary
+    from passnet.accelerate.models import ModelError, load_model
+
+    try:
+        library = PassLibrary.load(passes, order=order)
+        loaded = load_model(model, batch=batch, size=size, device=device, dtype=dtype)
+    except (LibraryError, ModelError) as e:
+        _fail(str(e))
+    return library, loaded
+
+
+def _write_json(result: AccelerateResult, json_out: Path) -> None:
+    """The whole result as JSON (the path was checked before the model loaded)."""
+    json_out.write_text(
+        json.dumps(result.to_json(), indent=2, default=str) + "\n", encoding="utf-8"
+    )
+    console.print(f"[dim]result written to {escape(str(json_out))}[/]")
 
 
 def register(app: typer.Typer) -> None:

@@ -14,14 +14,20 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from passnet.cli.common import fail as _fail
-from passnet.cli.options import CiTarget, PrepareAhead, Trials, Warmup
+from passnet.cli.options import CiTarget, Device, PrepareAhead, Trials, Warmup
+
+if TYPE_CHECKING:
+    from passnet.agent.loop import AgentConfig, AttemptSpec
+    from passnet.agent.run import RunSummary
+    from passnet.agent.trajectory import AttemptRecord
+    from passnet.dataset.task import Task
 
 console = Console()
 err = Console(stderr=True)
@@ -48,7 +54,7 @@ def submit_verdict(result) -> str:  # noqa: ANN001 - TaskResult, imported lazily
 
 def _check_device(device: str) -> list[str]:
     """Devices evaluations run on, one measurement at a time each (``cuda`` = every GPU)."""
-    from passnet.runner.pool import ExecutorError, device_slots
+    from passnet.evaluation.devices import ExecutorError, device_slots
 
     devices: list[str] = []
     try:
@@ -116,46 +122,52 @@ def print_summary(summary) -> None:  # noqa: ANN001 - RunSummary, imported lazil
         err.print(f"[red]attempt failed:[/] {e}", soft_wrap=True)
 
 
+# Options of ``agent run`` whose help would crowd its signature.
+ModelName = Annotated[
+    str, typer.Option(help="model name (or HF checkpoint folder for --backend hf)")
+]
+BaseUrl = Annotated[
+    str | None, typer.Option(help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1")
+]
+ApiKeyEnv = Annotated[str, typer.Option(help="environment variable holding the key")]
+MaxContextTokens = Annotated[int | None, typer.Option(help="stop when a turn reaches this")]
+MaxTokensParam = Annotated[
+    str, typer.Option(help="max_tokens or max_completion_tokens (OpenAI reasoning models)")
+]
+ExtraBody = Annotated[
+    str | None,
+    typer.Option(
+        help="JSON merged into each request, e.g. vLLM's "
+        '\'{"chat_template_kwargs": {"enable_thinking": false}}\''
+    ),
+]
+EvalDevices = Annotated[
+    str, typer.Option(help="evaluation device(s): cpu, cuda (every GPU), cuda:0,cuda:1")
+]
+
+
 @agent_app.command("run")
 def run_cmd(
     suite: Annotated[Path, typer.Argument(help="a task folder or a folder of task folders")],
-    model: Annotated[
-        str, typer.Option(help="model name (or HF checkpoint folder for --backend hf)")
-    ],
+    model: ModelName,
     backend: Annotated[str, typer.Option(help="openai, anthropic or hf")] = "openai",
-    base_url: Annotated[
-        str | None, typer.Option(help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1")
-    ] = None,
-    api_key_env: Annotated[
-        str, typer.Option(help="environment variable holding the key")
-    ] = "OPENAI_API_KEY",
+    base_url: BaseUrl = None,
+    api_key_env: ApiKeyEnv = "OPENAI_API_KEY",
     attempts: Annotated[int, typer.Option(help="independent attempts per task (k)")] = 1,
     max_steps: Annotated[int, typer.Option(help="turns per attempt")] = 50,
-    max_context_tokens: Annotated[
-        int | None, typer.Option(help="stop when a turn reaches this")
-    ] = 131072,
+    max_context_tokens: MaxContextTokens = 131072,
     max_total_tokens: Annotated[int | None, typer.Option(help="token budget per attempt")] = None,
     max_wall_time: Annotated[float | None, typer.Option(help="seconds per attempt")] = None,
     temperature: Annotated[float | None, typer.Option(help="sampling temperature")] = None,
     max_tokens: Annotated[int | None, typer.Option(help="completion tokens per turn")] = 8192,
-    max_tokens_param: Annotated[
-        str, typer.Option(help="max_tokens or max_completion_tokens (OpenAI reasoning models)")
-    ] = "max_tokens",
-    extra_body: Annotated[
-        str | None,
-        typer.Option(
-            help="JSON merged into each request, e.g. vLLM's "
-            '\'{"chat_template_kwargs": {"enable_thinking": false}}\''
-        ),
-    ] = None,
+    max_tokens_param: MaxTokensParam = "max_tokens",
+    extra_body: ExtraBody = None,
     timeout: Annotated[float, typer.Option(help="seconds per LLM request")] = 300.0,
     max_retries: Annotated[int, typer.Option(help="retries on 429/5xx/timeouts")] = 6,
     price_in: Annotated[float | None, typer.Option(help="USD per 1M prompt tokens")] = None,
     price_out: Annotated[float | None, typer.Option(help="USD per 1M completion tokens")] = None,
     out: Annotated[Path | None, typer.Option(help="run folder (rerun with it to resume)")] = None,
-    device: Annotated[
-        str, typer.Option(help="evaluation device(s): cpu, cuda (every GPU), cuda:0,cuda:1")
-    ] = "cpu",
+    device: EvalDevices = "cpu",
     concurrency: Annotated[int, typer.Option(help="attempts in flight at once")] = 4,
     warmup: Warmup = None,
     trials: Trials = None,
@@ -164,30 +176,16 @@ def run_cmd(
     ci_target: CiTarget = None,
 ) -> None:
     """Let an LLM write passes for every task of SUITE, k attempts each; prints best@k and mean."""
-    from passnet.agent.llm import GenerateConfig, LLMError, get_backend
+    from passnet.agent.llm import GenerateConfig
     from passnet.agent.loop import AgentConfig
-    from passnet.agent.run import DevicePool, RunError, RunPlan, load_suite, run_agent
     from passnet.agent.trajectory import Budget
-    from passnet.dataset.suite import SuiteError
 
     if backend == "replay":
         _fail("to replay a trajectory use: passnet agent replay TRAJ.jsonl")
     devices = _check_device(device)
-    if max_tokens_param not in ("max_tokens", "max_completion_tokens"):
-        _fail("--max-tokens-param must be max_tokens or max_completion_tokens.")
-    try:
-        extra = json.loads(extra_body) if extra_body else {}
-    except json.JSONDecodeError as exc:
-        _fail(f"--extra-body is not valid JSON: {exc}")
-    if not isinstance(extra, dict):
-        _fail("--extra-body must be a JSON object.")
-    try:
-        tasks = load_suite(suite)
-    except SuiteError as exc:
-        _fail(str(exc))
-    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", Path(model).name if backend == "hf" else model)
-    run_id = time.strftime("%Y%m%d-%H%M%S") + f"-{slug}"
-    out = out or Path("runs") / "agent" / run_id
+    extra = _extra_body(max_tokens_param, extra_body)
+    tasks = _load_suite(suite)
+    out = out or _run_folder(model, backend)
     config = AgentConfig(
         backend=backend,
         generate=GenerateConfig(
@@ -213,29 +211,68 @@ def run_cmd(
         device=",".join(devices),
         run_id=out.name,
     )
+    summary = _run(tasks, config, out, attempts, concurrency, devices, prepare_ahead)
+    print_summary(summary)
+    total = len(tasks) * attempts
+    console.print(f"[dim]{total} attempt(s) planned; trajectories in {out}/trajectories.jsonl[/]")
+    if summary.errors:
+        raise typer.Exit(code=1)
+
+
+def _extra_body(max_tokens_param: str, extra_body: str | None) -> dict[str, Any]:
+    """--extra-body as a JSON object, once --max-tokens-param is known to be one of its two."""
+    if max_tokens_param not in ("max_tokens", "max_completion_tokens"):
+        _fail("--max-tokens-param must be max_tokens or max_completion_tokens.")
     try:
-        shared = get_backend(backend)
+        extra = json.loads(extra_body) if extra_body else {}
+    except json.JSONDecodeError as exc:
+        _fail(f"--extra-body is not valid JSON: {exc}")
+    if not isinstance(extra, dict):
+        _fail("--extra-body must be a JSON object.")
+    return extra
+
+
+def _load_suite(suite: Path) -> list[Task]:
+    """The tasks of SUITE, or exit 2 with what is wrong with it."""
+    from passnet.agent.run import load_suite
+    from passnet.dataset.suite import SuiteError
+
+    try:
+        return load_suite(suite)
+    except SuiteError as exc:
+        _fail(str(exc))
+
+
+def _run_folder(model: str, backend: str) -> Path:
+    """runs/agent/<time>-<model>: a new folder for a run not given --out (which resumes one)."""
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", Path(model).name if backend == "hf" else model)
+    return Path("runs") / "agent" / (time.strftime("%Y%m%d-%H%M%S") + f"-{slug}")
+
+
+def _run(
+    tasks: list[Task],
+    config: AgentConfig,
+    out: Path,
+    attempts: int,
+    concurrency: int,
+    devices: list[str],
+    prepare_ahead: int,
+) -> RunSummary:
+    """Every attempt, a line as each starts and ends; exit 2 on an error that stops the run
+    (the attempts finished are kept in OUT, and rerunning with --out OUT resumes)."""
+    from passnet.agent.llm import LLMError, get_backend
+    from passnet.agent.run import RunError, RunPlan, run_agent
+    from passnet.evaluation.devices import DevicePool
+
+    try:
+        shared = get_backend(config.backend)
     except LLMError as exc:
         _fail(str(exc))
     evaluator = DevicePool(devices, config.parameters, prepare_ahead)
-    total = len(tasks) * attempts
     console.print(
-        f"{len(tasks)} task(s) x {attempts} attempt(s) with {model} ({backend}); "
-        f"evaluating on {', '.join(devices)}; run folder {out}"
+        f"{len(tasks)} task(s) x {attempts} attempt(s) with {config.generate.model} "
+        f"({config.backend}); evaluating on {', '.join(devices)}; run folder {out}"
     )
-
-    def on_event(kind: str, spec, record) -> None:  # noqa: ANN001
-        if kind == "done":
-            console.print(
-                f"done {spec.task_name} #{spec.attempt}: AS {_fmt(record.final_AS)}, "
-                f"{'correct' if record.final_correct else 'not correct everywhere'} "
-                f"({len(record.steps)} steps, {record.stop_reason}, {record.wall_seconds:.0f} s)"
-            )
-        elif kind == "start":
-            console.print(f"start {spec.task_name} #{spec.attempt}")
-        else:
-            err.print(f"[red]failed {spec.task_name} #{spec.attempt}[/] (reason at the end)")
-
     plan = RunPlan(
         tasks=tasks,
         config=config,
@@ -244,16 +281,26 @@ def run_cmd(
         concurrency=concurrency,
         make_backend=lambda spec: shared,
         make_evaluator=lambda spec: evaluator,
-        on_event=on_event,
+        on_event=_on_event,
     )
     try:
-        summary = run_agent(plan)
+        return run_agent(plan)
     except (LLMError, RunError) as exc:
         _fail(f"{exc}\n(finished attempts are kept in {out}; rerun with --out {out} to resume)")
-    print_summary(summary)
-    console.print(f"[dim]{total} attempt(s) planned; trajectories in {out}/trajectories.jsonl[/]")
-    if summary.errors:
-        raise typer.Exit(code=1)
+
+
+def _on_event(kind: str, spec: AttemptSpec, record: AttemptRecord | None) -> None:
+    """One line when an attempt starts, ends (its score) or fails (the reason comes at the end)."""
+    if kind == "done":
+        console.print(
+            f"done {spec.task_name} #{spec.attempt}: AS {_fmt(record.final_AS)}, "
+            f"{'correct' if record.final_correct else 'not correct everywhere'} "
+            f"({len(record.steps)} steps, {record.stop_reason}, {record.wall_seconds:.0f} s)"
+        )
+    elif kind == "start":
+        console.print(f"start {spec.task_name} #{spec.attempt}")
+    else:
+        err.print(f"[red]failed {spec.task_name} #{spec.attempt}[/] (reason at the end)")
 
 
 @agent_app.command("replay")
@@ -269,9 +316,9 @@ def replay_cmd(
 ) -> None:
     """Play back recorded attempts through the loop and check they reach the same score."""
     from passnet.agent.replay import ReplayDiverged, replay_attempt
-    from passnet.agent.run import DevicePool
     from passnet.agent.trajectory import read_trajectories
     from passnet.dataset.task import TaskError, load_task
+    from passnet.evaluation.devices import DevicePool
 
     records = read_trajectories(trajectories)
     if not records:
@@ -332,7 +379,7 @@ def prompt_cmd(
 def submit_cmd(
     task: Annotated[Path, typer.Argument(help="task folder")],
     pass_dir: Annotated[Path, typer.Argument(help="your pass folder")],
-    device: Annotated[str, typer.Option(help="cpu or cuda[:N]")] = "cpu",
+    device: Device = "cpu",
     warmup: Warmup = None,
     trials: Trials = None,
     timeout: Annotated[float, typer.Option(help="seconds per graph")] = 600.0,
@@ -348,8 +395,8 @@ def submit_cmd(
     error, 3 some graph could not be evaluated (no match, compile/runtime error, timeout,
     crash, rejected)."""
     from passnet.agent.feedback import format_feedback
-    from passnet.agent.run import DevicePool
     from passnet.dataset.task import TaskError, load_task
+    from passnet.evaluation.devices import DevicePool
 
     devices = _check_device(device)
     if not pass_dir.is_dir():

@@ -5,12 +5,13 @@ from __future__ import annotations
 import sqlite3
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
+from passnet.cli.common import check_call_path
 from passnet.cli.common import fail as _fail
 from passnet.cli.options import (
     CallPath,
@@ -18,6 +19,7 @@ from passnet.cli.options import (
     CpuThreads,
     MaxTrials,
     PrepareAhead,
+    ResultsStore,
     Rounds,
     ScoreB,
     ScoreP,
@@ -29,6 +31,11 @@ from passnet.cli.options import (
 from passnet.dataset.suite import DEFAULT_SUITE
 from passnet.evaluation.compile_stats import triton_line
 from passnet.runner.store import DEFAULT_STORE
+
+if TYPE_CHECKING:
+    from passnet.runner.bench import BenchConfig, BenchSummary, Executor
+    from passnet.runner.store import Store
+    from passnet.synth.driver import SynthResult
 
 # In logs (not a terminal) rich would wrap tables at 80 columns; give them room instead.
 console = Console(width=None if sys.stdout.isatty() else 160)
@@ -111,59 +118,72 @@ def _progress(total_label: str):  # noqa: ANN202 - (Progress, on_start, on_resul
     return progress, on_start, on_result, on_retry
 
 
+# Options of ``bench`` whose help would crowd its signature.
+Suite = Annotated[
+    Path | None,
+    typer.Argument(help=f"suite folder (task folders), or one task (default: {DEFAULT_SUITE})"),
+]
+Candidates = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--candidates",
+        "-c",
+        help="comma-separated: eager, inductor[:MODE], passes:DIR, synth (a pass per task "
+        "from passnet synth, cached beside the store)",
+    ),
+]
+Jobs = Annotated[
+    int | None,
+    typer.Option(help="concurrent measurements [CPU: 1; GPU: one per GPU, never more]"),
+]
+Address = Annotated[
+    str | None, typer.Option(help="Ray cluster address (default: start a local one)")
+]
+RunName = Annotated[
+    str | None, typer.Option(help="run name (default: derived from suite/candidates/...)")
+]
+TaskFilter = Annotated[
+    list[str] | None,
+    typer.Option("--filter", "-k", help="only tasks whose name matches a glob (repeatable)"),
+]
+DtypeFilter = Annotated[
+    list[str] | None,
+    typer.Option(help="only variants of this dtype, e.g. float32 (repeatable)"),
+]
+NoCache = Annotated[bool, typer.Option("--no-cache", help="re-measure baselines even if cached")]
+Retries = Annotated[int, typer.Option(help="retries of an item whose worker crashed or timed out")]
+RerunFailed = Annotated[
+    bool,
+    typer.Option(
+        "--rerun-failed", help="re-measure the run's crash and timeout results (see below)"
+    ),
+]
+RerunStatus = Annotated[
+    list[str] | None,
+    typer.Option(help="statuses --rerun-failed re-measures (default: crash,timeout)"),
+]
+Report = Annotated[
+    bool, typer.Option("--report/--no-report", help="print the leaderboard at the end")
+]
+
+
 def bench_cmd(
-    suite: Annotated[
-        Path | None,
-        typer.Argument(help=f"suite folder (task folders), or one task (default: {DEFAULT_SUITE})"),
-    ] = None,
-    candidates: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--candidates",
-            "-c",
-            help="comma-separated: eager, inductor[:MODE], passes:DIR, synth (a pass per task "
-            "from passnet synth, cached beside the store)",
-        ),
-    ] = None,
+    suite: Suite = None,
+    candidates: Candidates = None,
     device: Annotated[str, typer.Option(help="cpu, cuda (every visible GPU) or cuda:N")] = "cpu",
-    jobs: Annotated[
-        int | None,
-        typer.Option(help="concurrent measurements [CPU: 1; GPU: one per GPU, never more]"),
-    ] = None,
+    jobs: Jobs = None,
     prepare_ahead: PrepareAhead = 1,
     executor: Annotated[str, typer.Option(help="local (process pool) or ray")] = "local",
-    address: Annotated[
-        str | None, typer.Option(help="Ray cluster address (default: start a local one)")
-    ] = None,
+    address: Address = None,
     store: Annotated[Path, typer.Option(help="results store (SQLite, WAL)")] = Path(DEFAULT_STORE),
-    run: Annotated[
-        str | None, typer.Option(help="run name (default: derived from suite/candidates/...)")
-    ] = None,
-    filter_: Annotated[
-        list[str] | None,
-        typer.Option("--filter", "-k", help="only tasks whose name matches a glob (repeatable)"),
-    ] = None,
+    run: RunName = None,
+    filter_: TaskFilter = None,
     limit: Annotated[int | None, typer.Option(help="only the first N tasks (sorted)")] = None,
-    dtype: Annotated[
-        list[str] | None,
-        typer.Option(help="only variants of this dtype, e.g. float32 (repeatable)"),
-    ] = None,
-    no_cache: Annotated[
-        bool, typer.Option("--no-cache", help="re-measure baselines even if cached")
-    ] = False,
-    retries: Annotated[
-        int, typer.Option(help="retries of an item whose worker crashed or timed out")
-    ] = 2,
-    rerun_failed: Annotated[
-        bool,
-        typer.Option(
-            "--rerun-failed", help="re-measure the run's crash and timeout results (see below)"
-        ),
-    ] = False,
-    rerun_status: Annotated[
-        list[str] | None,
-        typer.Option(help="statuses --rerun-failed re-measures (default: crash,timeout)"),
-    ] = None,
+    dtype: DtypeFilter = None,
+    no_cache: NoCache = False,
+    retries: Retries = 2,
+    rerun_failed: RerunFailed = False,
+    rerun_status: RerunStatus = None,
     b: ScoreB = 0.1,
     p: ScoreP = 0.0,
     warmup: Warmup = None,
@@ -175,9 +195,7 @@ def bench_cmd(
     seed: Seed = None,
     call_path: CallPath = "direct",
     cpu_threads: CpuThreads = 1,
-    report: Annotated[
-        bool, typer.Option("--report/--no-report", help="print the leaderboard at the end")
-    ] = True,
+    report: Report = True,
 ) -> None:
     """Run every task of SUITE for every candidate; rerun the same command to continue.
 
@@ -186,26 +204,9 @@ def bench_cmd(
     aside stay in the store as earlier attempts.
     """
     from passnet.core.results import default_parameters
-    from passnet.dataset.suite import SuiteError
-    from passnet.dataset.task import TaskError
-    from passnet.evaluation.candidates import CALL_PATHS
-    from passnet.runner.bench import BenchConfig, bench, check_rerun
-    from passnet.runner.store import RETRY_STATUSES, StoreError
+    from passnet.runner.bench import BenchConfig
 
-    if call_path not in CALL_PATHS:
-        _fail(f"unknown --call-path {call_path!r}; known: {', '.join(CALL_PATHS)}.")
-    if call_path == "cudagraph" and not device.startswith("cuda"):
-        _fail("--call-path cudagraph captures CUDA graphs: it needs --device cuda.")
-    if executor not in ("local", "ray"):
-        _fail(f"unknown --executor {executor!r}; known: local, ray.")
-    if retries < 0:
-        _fail(f"--retries must be at least 0, got {retries}.")
-    if rerun_status and not rerun_failed:
-        _fail("--rerun-status goes with --rerun-failed.")
-    try:
-        rerun = check_rerun(_split(rerun_status) or RETRY_STATUSES) if rerun_failed else ()
-    except ValueError as exc:
-        _fail(str(exc))
+    rerun = _check_options(call_path, device, executor, retries, rerun_failed, rerun_status)
     params = default_parameters(
         device,
         b=b,
@@ -236,46 +237,89 @@ def bench_cmd(
     )
     st = _open_store(store)  # an unusable store fails here, before any worker starts
     ex = _executor(st, executor, device, jobs, prepare_ahead, address)
-    progress, on_start, on_result, on_retry = _progress("measuring")
-
-    def on_synth(task: str, r) -> None:  # noqa: ANN001 - passnet.synth.driver.SynthResult
-        why = f": {r.reason}" if r.reason else ""
-        colour = "green" if r.status == "written" else "yellow"
-        err.print(f"[dim]synth[/] {task}: [{colour}]{r.status}[/]{escape(why)}", soft_wrap=True)
-
     with st:
-        try:
-            summary = bench(
-                config,
-                st,
-                ex,
-                on_start=on_start,
-                on_result=on_result,
-                on_retry=on_retry,
-                on_synth=on_synth,
-            )
-        except (SuiteError, StoreError, TaskError, ValueError) as exc:
-            _fail(str(exc))
-        except sqlite3.Error as exc:  # e.g. the file damaged while running
-            _fail(f"store {store}: {exc} (results committed before this are kept)")
-        finally:
-            progress.stop()
-        _print_summary(summary, st)
-        if summary.interrupted:
-            err.print("[yellow]interrupted[/]: rerun the same command to continue.")
-            raise typer.Exit(code=130)
-        if report:
-            from passnet.reports import build_leaderboard, print_leaderboard
-
-            print_leaderboard(build_leaderboard(st, [summary.run_id]), console)
-            console.print(f"[dim]passnet report {summary.run_id} --store {store}[/]")
+        summary = _measure(config, st, ex, store)
+        _finish(summary, st, store, report)
     if summary.errors:
         raise typer.Exit(code=1)
 
 
+def _check_options(
+    call_path: str,
+    device: str,
+    executor: str,
+    retries: int,
+    rerun_failed: bool,
+    rerun_status: list[str] | None,
+) -> tuple[str, ...]:
+    """Exit 2 on an unusable option before the store opens; the statuses --rerun-failed
+    re-measures (none without it)."""
+    from passnet.runner.bench import check_rerun
+    from passnet.runner.store import RETRY_STATUSES
+
+    check_call_path(call_path, device)
+    if executor not in ("local", "ray"):
+        _fail(f"unknown --executor {executor!r}; known: local, ray.")
+    if retries < 0:
+        _fail(f"--retries must be at least 0, got {retries}.")
+    if rerun_status and not rerun_failed:
+        _fail("--rerun-status goes with --rerun-failed.")
+    try:
+        return check_rerun(_split(rerun_status) or RETRY_STATUSES) if rerun_failed else ()
+    except ValueError as exc:
+        _fail(str(exc))
+
+
+def _measure(config: BenchConfig, st: Store, ex: Executor, store: Path) -> BenchSummary:
+    """The run, with a progress bar; exit 2 on an error that stops it (what was committed stays)."""
+    from passnet.dataset.suite import SuiteError
+    from passnet.dataset.task import TaskError
+    from passnet.runner.bench import bench
+    from passnet.runner.store import StoreError
+
+    progress, on_start, on_result, on_retry = _progress("measuring")
+    try:
+        return bench(
+            config,
+            st,
+            ex,
+            on_start=on_start,
+            on_result=on_result,
+            on_retry=on_retry,
+            on_synth=_on_synth,
+        )
+    except (SuiteError, StoreError, TaskError, ValueError) as exc:
+        _fail(str(exc))
+    except sqlite3.Error as exc:  # e.g. the file damaged while running
+        _fail(f"store {store}: {exc} (results committed before this are kept)")
+    finally:
+        progress.stop()
+
+
+def _on_synth(task: str, r: SynthResult) -> None:
+    """One line per task the synth candidate has synthesised a pass for (or skipped)."""
+    why = f": {r.reason}" if r.reason else ""
+    colour = "green" if r.status == "written" else "yellow"
+    err.print(f"[dim]synth[/] {task}: [{colour}]{r.status}[/]{escape(why)}", soft_wrap=True)
+
+
+def _finish(summary: BenchSummary, st: Store, store: Path, report: bool) -> None:
+    """The summary; exit 130 if interrupted (a rerun continues), else the leaderboard."""
+    _print_summary(summary, st)
+    if summary.interrupted:
+        err.print("[yellow]interrupted[/]: rerun the same command to continue.")
+        raise typer.Exit(code=130)
+    if report:
+        from passnet.reports import build_leaderboard, print_leaderboard
+
+        print_leaderboard(build_leaderboard(st, [summary.run_id]), console)
+        console.print(f"[dim]passnet report {summary.run_id} --store {store}[/]")
+
+
 def _executor(st, executor: str, device: str, jobs, prepare_ahead: int, address):  # noqa: ANN001, ANN202
     """The executor asked for; a user error closes the store and exits."""
-    from passnet.runner.pool import ExecutorError, LocalPool
+    from passnet.evaluation.devices import ExecutorError
+    from passnet.runner.pool import LocalPool
 
     try:
         if executor == "ray":
@@ -328,7 +372,7 @@ def _print_summary(summary, st) -> None:  # noqa: ANN001 - BenchSummary, Store
 
 
 def runs_cmd(
-    store: Annotated[Path, typer.Option(help="results store (SQLite)")] = Path(DEFAULT_STORE),
+    store: ResultsStore = Path(DEFAULT_STORE),
 ) -> None:
     """List the runs in a results store."""
     from rich.table import Table
@@ -353,7 +397,7 @@ def runs_cmd(
 def export_cmd(
     runs: Annotated[list[str], typer.Argument(help="run ids, unique prefixes or 'latest'")],
     out: Annotated[Path, typer.Option(help="output file (.json or .parquet)")],
-    store: Annotated[Path, typer.Option(help="results store (SQLite)")] = Path(DEFAULT_STORE),
+    store: ResultsStore = Path(DEFAULT_STORE),
 ) -> None:
     """Export runs to JSON (everything, nested) or Parquet (one row per measurement)."""
     from passnet.runner.export import export_json, export_parquet

@@ -1,8 +1,10 @@
-"""What every ``passnet`` subcommand shares: the consoles and the one error path."""
+"""What every ``passnet`` subcommand shares: the consoles, the one error path and the checks
+of options several commands take (each exits 2 through it)."""
 
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import typer
 from rich.console import Console
@@ -21,3 +23,34 @@ def fail(message: str) -> None:
     """One line on stderr (never wrapped, paths and brackets printed as they are), exit 2."""
     err.print(f"[bold red]error:[/] {escape(message)}", soft_wrap=True)
     raise typer.Exit(code=2)
+
+
+def check_device(device: str) -> None:
+    """``cpu``, or ``cuda[:N]`` when PyTorch sees a GPU; else exit 2 before any work starts."""
+    if device.startswith("cuda"):
+        import torch
+
+        if not torch.cuda.is_available():
+            fail("--device cuda asked for, but PyTorch sees no CUDA GPU; use --device cpu.")
+    elif device != "cpu":
+        fail(f"unknown --device {device!r}; use cpu or cuda[:N].")
+
+
+def check_call_path(call_path: str, device: str) -> None:
+    """A known ``--call-path``, and CUDA graphs only on a CUDA device; else exit 2."""
+    from passnet.evaluation.candidates import CALL_PATHS
+
+    if call_path not in CALL_PATHS:
+        fail(f"unknown --call-path {call_path!r}; known: {', '.join(CALL_PATHS)}.")
+    if call_path == "cudagraph" and not device.startswith("cuda"):
+        fail("--call-path cudagraph captures CUDA graphs: it needs --device cuda.")
+
+
+def check_out_file(path: Path | None, option: str) -> None:
+    """Exit 2 now if ``path`` (when given) cannot be written, not after the work it would hold."""
+    if path is None:
+        return
+    from passnet.runner.paths import file_problem
+
+    if problem := file_problem(path, option):
+        fail(problem)

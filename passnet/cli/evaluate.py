@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
 
-from passnet.cli.common import console
+from passnet.cli.common import check_call_path, check_device, check_out_file, console
 from passnet.cli.common import fail as _fail
 from passnet.cli.options import (
     CallPath,
     CiTarget,
     CpuThreads,
+    Device,
+    JsonOut,
     MaxTrials,
     PrepareAhead,
     Rounds,
@@ -24,6 +26,10 @@ from passnet.cli.options import (
     Trials,
     Warmup,
 )
+
+if TYPE_CHECKING:
+    from passnet.core.results import CandidateSpec, Parameters, TaskResult
+    from passnet.dataset.task import Task
 
 
 def _fmt_us(x: float | None) -> str:
@@ -93,8 +99,8 @@ def eval_cmd(
     compiler: Annotated[
         str | None, typer.Option(help="baseline instead of passes: eager, inductor[:MODE]")
     ] = None,
-    device: Annotated[str, typer.Option(help="cpu or cuda[:N]")] = "cpu",
-    json_out: Annotated[Path | None, typer.Option("--json", help="write the result here")] = None,
+    device: Device = "cpu",
+    json_out: JsonOut = None,
     b: ScoreB = 0.1,
     p: ScoreP = 0.0,
     warmup: Warmup = None,
@@ -113,38 +119,15 @@ def eval_cmd(
 ) -> None:
     """Evaluate a pass folder (or a baseline compiler) on every variant of TASK."""
     from passnet.core.results import default_parameters
-    from passnet.dataset.task import TaskError, load_task
-    from passnet.evaluation.candidates import CALL_PATHS, parse_candidate
-    from passnet.evaluation.evaluator import evaluate_task
 
     if (pass_dir is None) == (compiler is None):
         _fail("give exactly one of --pass-dir DIR or --compiler NAME (eager, inductor[:MODE]).")
-    if call_path not in CALL_PATHS:
-        _fail(f"unknown --call-path {call_path!r}; known: {', '.join(CALL_PATHS)}.")
-    if call_path == "cudagraph" and not device.startswith("cuda"):
-        _fail("--call-path cudagraph captures CUDA graphs: it needs --device cuda.")
-    if device.startswith("cuda"):
-        import torch
-
-        if not torch.cuda.is_available():
-            _fail("--device cuda asked for, but PyTorch sees no CUDA GPU; use --device cpu.")
-    elif device != "cpu":
-        _fail(f"unknown --device {device!r}; use cpu or cuda[:N].")
+    check_call_path(call_path, device)
+    check_device(device)
     if pass_dir is not None and not pass_dir.is_dir():
         _fail(f"pass folder {pass_dir} does not exist.")
-    if json_out:  # before evaluating, which would be lost
-        from passnet.runner.paths import file_problem
-
-        if problem := file_problem(json_out, "--json"):
-            _fail(problem)
-    try:
-        spec = parse_candidate(f"passes:{pass_dir}" if pass_dir else str(compiler))
-        loaded = load_task(task)
-    except (ValueError, TaskError) as exc:
-        _fail(str(exc))
-    if spec.kind == "synth":
-        _fail("synth is a candidate of passnet bench; for one task run `passnet synth TASK "
-              "--out DIR`, then `passnet eval TASK --pass-dir DIR/<task>/pass`.")  # fmt: skip
+    check_out_file(json_out, "--json")  # before evaluating, which would be lost
+    spec, loaded = _load(task, pass_dir, compiler)
     params = default_parameters(
         device,
         b=b,
@@ -159,6 +142,39 @@ def eval_cmd(
         call_path=call_path,
         cpu_threads=cpu_threads,
     )
+    result = _evaluate(loaded, spec, device, params, with_inductor, prepare_ahead)
+    print_task_result(result)
+    if json_out:
+        _write_json(result, json_out)
+
+
+def _load(task: Path, pass_dir: Path | None, compiler: str | None) -> tuple[CandidateSpec, Task]:
+    """The candidate and the task, or exit 2; ``synth`` is refused (it is bench's candidate)."""
+    from passnet.dataset.task import TaskError, load_task
+    from passnet.evaluation.candidates import parse_candidate
+
+    try:
+        spec = parse_candidate(f"passes:{pass_dir}" if pass_dir else str(compiler))
+        loaded = load_task(task)
+    except (ValueError, TaskError) as exc:
+        _fail(str(exc))
+    if spec.kind == "synth":
+        _fail("synth is a candidate of passnet bench; for one task run `passnet synth TASK "
+              "--out DIR`, then `passnet eval TASK --pass-dir DIR/<task>/pass`.")  # fmt: skip
+    return spec, loaded
+
+
+def _evaluate(
+    loaded: Task,
+    spec: CandidateSpec,
+    device: str,
+    params: Parameters,
+    with_inductor: bool,
+    prepare_ahead: int,
+) -> TaskResult:
+    """Every variant of the task, under a status line that counts the variants done."""
+    from passnet.evaluation.evaluator import evaluate_task
+
     n = len(loaded.variants)
     with console.status(f"evaluating {spec.label} on {n} variant(s) of {loaded.name} ...") as st:
         done = 0
@@ -168,7 +184,7 @@ def eval_cmd(
             done += 1
             st.update(f"[{done}/{n}] {variant.graph}: {vr.status.value}")
 
-        result = evaluate_task(
+        return evaluate_task(
             loaded,
             spec,
             device=device,
@@ -177,14 +193,16 @@ def eval_cmd(
             on_variant=progress,
             prepare_ahead=prepare_ahead,
         )
-    print_task_result(result)
-    if json_out:
-        from passnet.runner.paths import write_with_fallback
 
-        text = result.model_dump_json(indent=2)
-        if saved := write_with_fallback(json_out, text, "passnet-eval"):
-            _fail(f"cannot write --json {json_out} ({saved[1]}); the result is in {saved[0]}")
-        console.print(f"[dim]wrote {json_out}[/]")
+
+def _write_json(result: TaskResult, json_out: Path) -> None:
+    """Write the result to --json; should that fail after all, exit 2 naming the file that has it."""
+    from passnet.runner.paths import write_with_fallback
+
+    text = result.model_dump_json(indent=2)
+    if saved := write_with_fallback(json_out, text, "passnet-eval"):
+        _fail(f"cannot write --json {json_out} ({saved[1]}); the result is in {saved[0]}")
+    console.print(f"[dim]wrote {json_out}[/]")
 
 
 def register(app: typer.Typer) -> None:

@@ -1,8 +1,10 @@
-"""Option types shared by the commands that evaluate (``eval``, ``bench``, ``agent run``,
-``task submit``, ``synth``): one declaration each, so their names, help and limits agree."""
+"""Option types that several commands share (``eval``, ``bench``, ``agent run``, ``task submit``,
+``synth``, ``accelerate``, ``runs``, ``export``, ``report``): one declaration each, so their
+names, help and limits agree. Defaults stay in each signature, where they can differ."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -39,3 +41,7 @@ PrepareAhead = Annotated[
 ]
 ScoreB = Annotated[float, typer.Option("--b", help="score of a failed subgraph (SPEC: 0.1)")]
 ScoreP = Annotated[float, typer.Option("--p", help="slowdown penalty exponent (SPEC: 0)")]
+# The device, the files and the store of a command.
+Device = Annotated[str, typer.Option(help="cpu or cuda[:N]")]
+JsonOut = Annotated[Path | None, typer.Option("--json", help="write the result here")]
+ResultsStore = Annotated[Path, typer.Option(help="results store (SQLite)")]

@@ -10,6 +10,7 @@ import typer
 from rich.console import Console
 
 from passnet.cli.common import fail as _fail
+from passnet.cli.options import ResultsStore
 
 # In logs (not a terminal) rich would wrap tables at 80 columns; give them room instead.
 console = Console(width=None if sys.stdout.isatty() else 160)
@@ -30,7 +31,7 @@ def report_cmd(
         list[str] | None,
         typer.Argument(help="run ids (or unique prefixes, or 'latest'); several = side by side"),
     ] = None,
-    store: Annotated[Path, typer.Option(help="results store (SQLite)")] = Path("runs/passnet.db"),
+    store: ResultsStore = Path("runs/passnet.db"),
     out: Annotated[
         Path | None, typer.Option(help="output folder (default: STORE_DIR/reports/RUN+RUN...)")
     ] = None,

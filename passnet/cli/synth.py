@@ -5,9 +5,20 @@ from __future__ import annotations
 import fnmatch
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+
+from passnet.cli.common import check_device
+from passnet.cli.common import fail as _fail
+from passnet.cli.options import Timeout
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
+
+    from passnet.core.results import Parameters
+    from passnet.synth.driver import SynthResult
 
 
 def synth_cmd(
@@ -34,7 +45,7 @@ def synth_cmd(
     ] = True,
     warmup: Annotated[int | None, typer.Option(help="untimed calls per side")] = None,
     trials: Annotated[int | None, typer.Option(help="timed calls per side")] = None,
-    timeout: Annotated[float, typer.Option(help="wall-clock limit per variant, seconds")] = 600.0,
+    timeout: Timeout = 600.0,
     keep: Annotated[
         str,
         typer.Option(
@@ -56,38 +67,15 @@ def synth_cmd(
 ) -> None:
     """Synthesize one Triton pass per task from its graph (no LLM); see docs/synth.md."""
     from rich.console import Console
-    from rich.table import Table
 
-    from passnet.cli.common import fail as _fail
-    from passnet.synth.driver import synth_parameters, synthesize_tasks, task_folders
+    from passnet.synth.driver import synthesize_tasks
 
     console = Console()
-    if not target.is_dir():
-        _fail(f"{target} is not a task or suite folder.")
-    if device.startswith("cuda"):
-        import torch
-
-        if not torch.cuda.is_available():
-            _fail("--device cuda asked for, but PyTorch sees no CUDA GPU; use --device cpu.")
-    elif device != "cpu":
-        _fail(f"unknown --device {device!r}; use cpu or cuda[:N].")
-    from passnet.evaluation.candidates.synth import KEEP
-
-    if keep not in KEEP:
-        _fail(f"unknown --keep {keep!r}; use one of: {', '.join(KEEP)}.")
-    tasks = [t for t in task_folders(target) if not filter_ or fnmatch.fnmatch(t.name, filter_)]
-    if not tasks:
-        _fail(f"no task folder (with graph_list.txt) in {target}.")
-    base = synth_parameters(device)
-    updates = {"warmup": warmup, "trials": trials, "timeout_s": timeout}
-    params = base.model_copy(update={k: v for k, v in updates.items() if v is not None})
-    table = Table(title=f"passnet synth ({device})", expand=False)
-    for col in ("task", "status", "rules", "worst t", "speedup", "reason"):
-        table.add_column(col, overflow="fold")
-    summary = []
+    tasks = _tasks(target, device, keep, filter_)
+    params = _parameters(device, warmup, trials, timeout)
     done = 0
 
-    def progress(_: int, r) -> None:  # noqa: ANN001 - passnet.synth.driver.SynthResult
+    def progress(_: int, r: SynthResult) -> None:
         nonlocal done
         done += 1
         console.print(f"[dim][{done}/{len(tasks)}][/] {Path(r.task).name}: {r.status}")
@@ -95,6 +83,43 @@ def synth_cmd(
     results = synthesize_tasks([(p, None) for p in tasks], out, workers=workers,
                                on_result=progress, device=device, verify=verify,
                                parameters=params, tune=tune, keep=keep)  # fmt: skip
+    console.print(_results_table(device, tasks, results))
+    _write_summary(console, out, _summary(tasks, results), verify)
+
+
+def _tasks(target: Path, device: str, keep: str, filter_: str | None) -> list[Path]:
+    """The task folders to synthesise, once the options are known to be usable (else exit 2)."""
+    from passnet.evaluation.candidates.synth import KEEP
+    from passnet.synth.driver import task_folders
+
+    if not target.is_dir():
+        _fail(f"{target} is not a task or suite folder.")
+    check_device(device)
+    if keep not in KEEP:
+        _fail(f"unknown --keep {keep!r}; use one of: {', '.join(KEEP)}.")
+    tasks = [t for t in task_folders(target) if not filter_ or fnmatch.fnmatch(t.name, filter_)]
+    if not tasks:
+        _fail(f"no task folder (with graph_list.txt) in {target}.")
+    return tasks
+
+
+def _parameters(device: str, warmup: int | None, trials: int | None, timeout: float) -> Parameters:
+    """The synthesizer's own verification settings for DEVICE, with the options given."""
+    from passnet.synth.driver import synth_parameters
+
+    updates = {"warmup": warmup, "trials": trials, "timeout_s": timeout}
+    return synth_parameters(device).model_copy(
+        update={k: v for k, v in updates.items() if v is not None}
+    )
+
+
+def _results_table(device: str, tasks: list[Path], results: list[SynthResult]) -> Table:
+    """One row a task: what became of it, its rules, worst tolerance level and speedup."""
+    from rich.table import Table
+
+    table = Table(title=f"passnet synth ({device})", expand=False)
+    for col in ("task", "status", "rules", "worst t", "speedup", "reason"):
+        table.add_column(col, overflow="fold")
     for path, r in zip(tasks, results, strict=True):
         ver = r.verification or {}
         ts = [v["tightest_t"] for v in ver.get("variants", []) if v["tightest_t"] is not None]
@@ -103,9 +128,23 @@ def synth_cmd(
         table.add_row(path.name, f"[{colour}]{r.status}[/]", str(len(r.rules)),
                       str(max(ts)) if ts else "-", f"{speed:.3f}x" if speed else "-",
                       r.reason or "")  # fmt: skip
+    return table
+
+
+def _summary(tasks: list[Path], results: list[SynthResult]) -> list[dict[str, Any]]:
+    """The rows of OUT/summary.json, one a task."""
+    summary = []
+    for path, r in zip(tasks, results, strict=True):
+        speed = (r.verification or {}).get("gmean_speedup")
         summary.append({"task": path.name, "status": r.status, "reason": r.reason,
                         "rules": len(r.rules), "gmean_speedup": speed})  # fmt: skip
-    console.print(table)
+    return summary
+
+
+def _write_summary(
+    console: Console, out: Path, summary: list[dict[str, Any]], verify: bool
+) -> None:
+    """How many tasks got a pass, OUT/summary.json and, for verified passes, their trajectories."""
     written = sum(s["status"] == "written" for s in summary)
     console.print(
         f"{written} of {len(summary)} task(s) got a pass; reports in {out}/<task>/synth.json"
