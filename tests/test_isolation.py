@@ -23,7 +23,7 @@ from test_integrity_runtime import EXPLOITS, HAS_CUDA, bert_variant
 
 from passnet.core.results import CandidateSpec, Parameters, Status
 from passnet.dataset.task import write_task
-from passnet.evaluation import forkserver, sandbox
+from passnet.evaluation import compile_cache, forkserver, sandbox
 from passnet.evaluation.evaluator import evaluate_task
 from passnet.evaluation.sandbox import (
     default_memory_limit,
@@ -142,7 +142,7 @@ def _pass_cache_of(folder: Path) -> Path | None:
     from passnet.evaluation.evaluator import _content
 
     content = _content(str(folder))
-    return sandbox.pass_cache_dir(content) if content else None
+    return compile_cache.pass_cache_dir(content) if content else None
 
 
 def test_each_pass_gets_its_own_triton_cache(
@@ -163,7 +163,7 @@ def test_each_pass_gets_its_own_triton_cache(
     monkeypatch.setenv("PASSNET_COMPILE_CACHE", "off")
     assert _pass_cache_of(a) is None
     monkeypatch.setenv("TRITON_CACHE_DIR", "/elsewhere")
-    sandbox.use_pass_cache("", str(tmp_path / "private"))
+    compile_cache.use_pass_cache("", str(tmp_path / "private"))
     assert os.environ["TRITON_CACHE_DIR"] == str(tmp_path / "private" / "triton-cache")
 
 

@@ -32,13 +32,9 @@ from passnet.dataset.suite import SuiteError, folder_digest
 from passnet.dataset.task import Task, Variant, load_task
 from passnet.evaluation import device_lock
 from passnet.evaluation.candidates import kind_of
+from passnet.evaluation.compile_cache import pass_cache_dir
 from passnet.evaluation.request import WorkerRequest
-from passnet.evaluation.sandbox import (
-    default_memory_limit,
-    pass_cache_dir,
-    run_worker,
-    spare_workers,
-)
+from passnet.evaluation.sandbox import default_memory_limit, run_worker, spare_workers
 from passnet.integrity.policy import PolicyError, check_pass_dir
 from passnet.scores.metrics import compute_scores
 

@@ -32,10 +32,10 @@ from passnet.evaluation.candidates import (
     build_candidate,
     kind_of,
 )
+from passnet.evaluation.compile_cache import compile_cache_dir
 from passnet.evaluation.compile_stats import TritonStats
 from passnet.evaluation.device_lock import DeviceLock
 from passnet.evaluation.request import WorkerRequest
-from passnet.evaluation.sandbox import compile_cache_dir
 from passnet.evaluation.timed_phase import Failed, TimingPhase, worst
 from passnet.evaluation.timing import (
     cpu_steal_jiffies,

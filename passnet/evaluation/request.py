@@ -27,4 +27,4 @@ class WorkerRequest(BaseModel):
     parent_netns: str = ""
     timeout_s: float = 0.0  # the driver's wall-clock limit, kept by the worker too (0: none)
     lock_dir: str = ""  # folder of the per-device timing locks (passnet.evaluation.device_lock)
-    pass_cache_dir: str = ""  # this pass's own Triton cache (sandbox.pass_cache_dir)
+    pass_cache_dir: str = ""  # this pass's own Triton cache (compile_cache.pass_cache_dir)

@@ -6,7 +6,8 @@ plus a CUDA memory fraction on a GPU), no core dumps, the highest OOM-killer sco
 network namespace where the platform allows (recorded in the result), and returns its result
 through a private pipe, framed with a nonce, never parsed from stdout. A worker that dies or
 hangs becomes a classified failure of that variant; the next variant gets a fresh worker.
-Workers die with this process and keep their time limit without it (``lifetime``).
+Workers die with this process and keep their time limit without it (``lifetime``). Which
+compile caches they use is ``compile_cache``.
 
 Starting a worker costs an interpreter and torch's import (0.7-4 s). So by default each
 worker is forked from a *zygote* of its kind (``forkserver``): a clean, preloaded image that
@@ -20,7 +21,6 @@ from __future__ import annotations
 
 import atexit
 import ctypes
-import getpass
 import json
 import os
 import re
@@ -40,44 +40,11 @@ from pathlib import Path
 
 from passnet.core.results import STATUS_ERROR_CLASS, Finding, Status, VariantResult
 from passnet.evaluation import forkserver, lifetime
+from passnet.evaluation.compile_cache import compile_cache_dir, share_compile_tmp, switched_off
 from passnet.evaluation.worker import WorkerRequest
 
 _SECRET = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL|AUTH", re.IGNORECASE)
 _LOG_TAIL = 1500
-
-
-def _switched_off(value: str) -> bool:
-    return value.lower() in ("off", "0", "no", "false")
-
-
-def compile_cache_dir() -> Path | None:
-    """Inductor/Triton cache shared by baseline workers; None when ``PASSNET_COMPILE_CACHE``
-    is ``off``. Without it every worker's private TMPDIR holds a cold cache and each Inductor
-    variant rebuilds what it could reuse (with ``share_compile_tmp``, on this 2-core CPU: a
-    6-variant Inductor eval 64-67 s -> 25-30 s, docs/runner.md)."""
-    setting = os.environ.get("PASSNET_COMPILE_CACHE", "")
-    if _switched_off(setting):
-        return None
-    if setting:
-        return Path(setting)
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "passnet" / "compile"
-
-
-def pass_cache_dir(content: str) -> Path | None:
-    """The Triton cache of the workers that run the pass whose folder digest is ``content``:
-    one folder per pass content, so the variants and re-evaluations of one pass share compiled
-    kernels while no pass reaches another's (or a baseline's) cache. None when the compile
-    cache is off (the worker then keeps a private cache in its TMPDIR)."""
-    shared = compile_cache_dir()
-    return None if shared is None else shared / "pass" / content[:24] / "triton"
-
-
-def use_pass_cache(cache: str, tmpdir: str) -> None:
-    """Point this pass worker's Triton at ``cache`` (or at its private TMPDIR) before any pass
-    code runs: Triton reads ``TRITON_CACHE_DIR`` at each compile, and without it would use the
-    user's ``~/.triton/cache``, which every pass worker would then share."""
-    os.environ["TRITON_CACHE_DIR"] = cache or str(Path(tmpdir) / "triton-cache")
 
 
 def worker_env(device: str, tmpdir: str, trusted: bool = False) -> dict[str, str]:
@@ -104,28 +71,6 @@ def worker_env(device: str, tmpdir: str, trusted: bool = False) -> dict[str, str
     else:
         env.pop("TRITON_INTERPRET", None)
     return env
-
-
-def share_compile_tmp(tmpdir: str) -> None:
-    """Give a trusted worker's private TMPDIR the shared Inductor temp folder.
-
-    Inductor keeps CPU precompiled headers (about 150 MB, 5-6 s of g++ on this 2-core
-    machine) under ``$TMPDIR/torchinductor_<user>``, not under TORCHINDUCTOR_CACHE_DIR, so a
-    private TMPDIR rebuilt them for every CPU Inductor variant. The link makes baselines
-    share them; pass workers never get it."""
-    shared = compile_cache_dir()
-    if shared is None:
-        return
-    try:  # named as Inductor's default_cache_dir names it
-        user = re.sub(r'[\\/:*?"<>|]', "_", getpass.getuser())
-    except (KeyError, OSError):
-        user = f"uid_{os.getuid()}"
-    try:
-        target = shared / "tmp"
-        target.mkdir(parents=True, exist_ok=True)
-        os.symlink(target, Path(tmpdir) / f"torchinductor_{user}")
-    except OSError:
-        pass  # an unwritable cache: the worker builds its own headers, only slower
 
 
 _CLONE_NEWNET, _CLONE_NEWUSER = 0x40000000, 0x10000000
@@ -282,7 +227,7 @@ def spare_workers() -> Iterator[None]:
 
 def spares_enabled() -> bool:
     """``PASSNET_SPARE_WORKERS=0`` turns spare workers off (each variant then starts cold)."""
-    return not _switched_off(os.environ.get("PASSNET_SPARE_WORKERS", "1"))
+    return not switched_off(os.environ.get("PASSNET_SPARE_WORKERS", "1"))
 
 
 def _spawn(key: _Key) -> _Worker:

@@ -99,7 +99,7 @@ def serve(channel: int, guardian: Guardian) -> NoReturn:
     req = WorkerRequest.model_validate_json(text)
     guardian.arm(req.timeout_s)  # our own wall-clock and CPU-time limits start now
     if kind_of(req.candidate).runs_pass_code:  # before the pass's code can compile anything
-        from passnet.evaluation.sandbox import use_pass_cache  # sandbox imports this module
+        from passnet.evaluation.compile_cache import use_pass_cache
 
         use_pass_cache(req.pass_cache_dir, os.environ.get("TMPDIR") or tempfile.gettempdir())
     nonce, req.nonce = req.nonce, ""
