@@ -30,13 +30,12 @@ from typing import Any
 
 from torch.fx import Graph, GraphModule, Node
 
-from passnet.passes.loader import RULES_FILE, PassLoadError, PassRule, load_pass_dir
-
 # The matcher's internals are reused as they are, so a rule fires identically here and in a task.
+from passnet.passes.calls import call_name
+from passnet.passes.loader import RULES_FILE, PassLoadError, PassRule, load_pass_dir
 from passnet.passes.matcher import (
     _at,
     _Fail,
-    _key,
     _Match,
     _Matcher,
     _no_candidate,
@@ -286,8 +285,8 @@ def _find(graph: Graph, r: LibraryRule) -> tuple[list[_Match], str]:
     if matches:
         return matches, ""
     if best is None:
-        return [], _no_candidate(_key(anchor), graph)
-    head = f"closest candidate: node '{best.start.name}' ({_key(best.start)})"
+        return [], _no_candidate(call_name(anchor), graph)
+    head = f"closest candidate: node '{best.start.name}' ({call_name(best.start)})"
     return [], f"{head} — {best.text.removeprefix(_at(anchor, best.start))}"
 
 

@@ -27,7 +27,6 @@ import functools
 import heapq
 import inspect
 import operator
-import types
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -36,17 +35,16 @@ from typing import Any
 import torch
 import torch.fx
 from torch.fx import Graph, GraphModule, Node
-from torch.fx.node import _get_qualified_name, map_arg
-from torch.fx.operator_schemas import get_signature_for_torch_op
+from torch.fx.node import map_arg
 
 from passnet.graph.tracing import trace_module
+from passnet.passes.calls import INPLACE as _INPLACE
+from passnet.passes.calls import call_name as _key
+from passnet.passes.calls import normalized_args
+from passnet.passes.calls import short_name as _short
 from passnet.passes.loader import PassRule, PassSet
 from passnet.passes.loose_literals import LooseLiterals
 
-_BINARY = "add sub mul truediv floordiv mod pow matmul and_ or_ xor lshift rshift".split()
-_INPLACE = {getattr(operator, "i" + n.rstrip("_")): getattr(operator, n) for n in _BINARY}
-_PREFIX_ALIASES = {"_operator.": "operator.", "torch._C._nn.": "torch.nn.functional."}
-_PREFIX_ALIASES["torch._C._VariableFunctions."] = "torch."
 _COMPUTE = ("call_function", "call_method", "call_module")
 _PY_LITERALS = (type(None), bool, int, float, complex, str, slice, type(Ellipsis))
 _CODEGEN_LITERALS = (*_PY_LITERALS, torch.dtype, torch.device, torch.layout, torch.memory_format)
@@ -76,23 +74,6 @@ class ApplyReport:
         return sum(r.matches for r in self.rules)
 
 
-def _key(node: Node) -> str:
-    """Canonical name of what a node computes, with aliases and in-place operators unified."""
-    if node.op == "call_method":
-        return f"Tensor.{node.target}"
-    if node.op != "call_function":
-        return f"{node.op}:{node.target}" if node.op == "call_module" else node.op
-    target = _INPLACE.get(node.target, node.target)
-    try:
-        name = _get_qualified_name(target)
-    except Exception:  # odd callables: fall back to what they say about themselves
-        name = f"{getattr(target, '__module__', '?')}.{getattr(target, '__qualname__', target)}"
-    for old, new in _PREFIX_ALIASES.items():
-        if name.startswith(old):
-            return new + name[len(old) :]
-    return name
-
-
 def _visible_write(gn: Node) -> str | None:
     """Why an in-place operator (``x += y``, matched as ``x + y``) may not be replaced: its
     write into ``x`` is seen by a node that reads ``x`` after it, or by the graph's caller
@@ -115,51 +96,6 @@ def _visible_write(gn: Node) -> str | None:
 
 def _at(pn: Node, gn: Node) -> str:
     return f"at pattern op '{pn.name}' / graph node '{gn.name}' ({_short(_key(gn))}): "
-
-
-def _short(key: str) -> str:
-    for prefix in ("torch.nn.functional.", "operator.", "torch.", "Tensor"):  # Tensor.view: .view
-        if key.startswith(prefix):
-            return key[len(prefix) :]
-    return key
-
-
-def _signatures(node: Node) -> list[inspect.Signature]:
-    target: Any = node.target
-    if node.op == "call_method":  # x.transpose(1, 2) binds like torch.transpose(x, 1, 2)
-        target = getattr(torch, str(node.target), None)
-    if node.op not in ("call_function", "call_method") or target is None:
-        return []
-    with contextlib.suppress(Exception):
-        if not isinstance(target, types.FunctionType) and (
-            sigs := get_signature_for_torch_op(target)
-        ):
-            return list(sigs)
-        return [inspect.signature(target)]
-    return []
-
-
-def normalized_args(node: Node) -> list[tuple[str, Any]]:
-    """(label, value) per argument in positional form with defaults filled, for comparison."""
-    for sig in _signatures(node):
-        try:
-            bound = sig.bind(*node.args, **node.kwargs)
-        except TypeError:
-            continue
-        bound.apply_defaults()
-        out: list[tuple[str, Any]] = []
-        for name, p in sig.parameters.items():
-            value = bound.arguments[name]
-            if p.kind is p.VAR_POSITIONAL:
-                out += [(f"{name}[{i}]", v) for i, v in enumerate(value)]
-            elif p.kind is p.VAR_KEYWORD:
-                out += [(f"{k}=", value[k]) for k in sorted(value)]
-            else:
-                out.append((f"{name}=" if p.kind is p.KEYWORD_ONLY else name, value))
-        return out
-    return [(str(i), a) for i, a in enumerate(node.args)] + [
-        (f"{k}=", node.kwargs[k]) for k in sorted(node.kwargs)
-    ]
 
 
 def _leaves(v: Any) -> list:

@@ -20,7 +20,7 @@ from typing import Any
 import torch
 from torch.fx import Node
 
-from passnet.passes.matcher import _key as canonical_name  # the matcher's own op naming
+from passnet.passes.calls import call_name as canonical_name  # the matcher's own op naming
 
 REDUCTIONS = frozenset({"ln", "gn", "softmax", "mean", "sum"})
 ROW_OPS = REDUCTIONS | {"linear"}  # ops that need the row mode's [BLOCK_M, BLOCK_N] tiles
