@@ -3,7 +3,7 @@
 # bundled example under eager, Inductor and the bundled pass (direct and Dynamo call paths), and
 # the bundled suite (or one rebuilt here: SUITE_REBUILD=1). EXAMPLE_BENCH=0, GPU_TESTS=0 and
 # SUITE_BENCH=0 skip a part; THROUGHPUT=1 adds the evaluator-throughput comparison, PROFILE=1
-# the per-variant host/device profile of the synthesised passes.
+# the per-variant host/device profile of the synthesised passes, P3=1 the suite measured twice.
 # Expects the wheels of packages missing there in .whl/ (see docs/benchmarks.md); writes to $OUT.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -113,4 +113,34 @@ if [ "${SUITE_BENCH:-1}" = 1 ]; then
   rm -rf "$SDIR/report"
   python3 -m passnet.cli report latest --store "$SDIR/suite.db" --out "$SDIR/report" 2>&1 | tail -40
   tar czf "$OUT/suite-extra.tgz" -C "$SDIR" report $(cd "$SDIR" && ls -d synth 2>/dev/null)
+fi
+# P3=1: issue 14's P3, the same candidates measured twice on the suite: two more bench runs
+# (--run p3-a, --run p3-b; baselines from the store's cache, every other item measured again,
+# the synth candidate's passes from its cache), then both side by side; each candidate's pooled
+# AS in each run and their relative difference go to $OUT/p3.txt. P3_BUDGET caps each run.
+if [ "${P3:-0}" = 1 ]; then
+  SDIR=/tmp/passnet-suite; mkdir -p "$SDIR"
+  for tag in a b; do
+    # shellcheck disable=SC2086
+    timeout -s INT "${P3_BUDGET:-300}" python3 -m passnet.cli bench "$SUITE_DIR" --device cuda \
+      -c "${SUITE_CANDIDATES:-inductor}" ${SUITE_ARGS:-} --store "$SDIR/suite.db" --seed 0 \
+      --run "p3-$tag" --no-report 2>&1 | tail -4
+  done | tee "$OUT/p3_bench.log"
+  rm -rf "$SDIR/p3"
+  python3 -m passnet.cli report p3-a p3-b --store "$SDIR/suite.db" --out "$SDIR/p3" > /dev/null 2>&1
+  python3 - "$SDIR/p3/leaderboard.json" <<'EOF2' | tee "$OUT/p3.txt"
+import json, sys
+rows = json.load(open(sys.argv[1]))["rows"]
+by = {}
+for r in rows:
+    by.setdefault(r["candidate"], {})[r["run_id"]] = r
+for cand, runs in by.items():
+    a, b = runs.get("p3-a"), runs.get("p3-b")
+    if not (a and b) or a["AS"] is None or b["AS"] is None:
+        print(f"{cand}: incomplete ({', '.join(runs)})")
+        continue
+    diff = abs(a["AS"] - b["AS"]) / max(a["AS"], b["AS"])
+    print(f"{cand}: AS {a['AS']:.4f} / {b['AS']:.4f}, differ by {diff:.2%} "
+          f"(done {a['done']}/{a['planned']}, {b['done']}/{b['planned']})")
+EOF2
 fi
