@@ -23,8 +23,7 @@ def switched_off(value: str) -> bool:
 def compile_cache_dir() -> Path | None:
     """Inductor/Triton cache shared by baseline workers; None when ``PASSNET_COMPILE_CACHE``
     is ``off``. Without it every worker's private TMPDIR holds a cold cache and each Inductor
-    variant rebuilds what it could reuse (with ``share_compile_tmp``, on this 2-core CPU: a
-    6-variant Inductor eval 64-67 s -> 25-30 s, docs/runner.md)."""
+    variant rebuilds what it could reuse (what sharing saves: docs/runner.md)."""
     setting = os.environ.get("PASSNET_COMPILE_CACHE", "")
     if switched_off(setting):
         return None
@@ -53,8 +52,7 @@ def use_pass_cache(cache: str, tmpdir: str) -> None:
 def share_compile_tmp(tmpdir: str) -> None:
     """Give a trusted worker's private TMPDIR the shared Inductor temp folder.
 
-    Inductor keeps CPU precompiled headers (about 150 MB, 5-6 s of g++ on this 2-core
-    machine) under ``$TMPDIR/torchinductor_<user>``, not under TORCHINDUCTOR_CACHE_DIR, so a
+    Inductor keeps CPU precompiled headers (large, and seconds of g++ to build) under ``$TMPDIR/torchinductor_<user>``, not under TORCHINDUCTOR_CACHE_DIR, so a
     private TMPDIR rebuilt them for every CPU Inductor variant. The link makes baselines
     share them; pass workers never get it."""
     shared = compile_cache_dir()

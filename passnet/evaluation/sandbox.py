@@ -9,7 +9,7 @@ hangs becomes a classified failure of that variant; the next variant gets a fres
 Workers die with this process and keep their time limit without it (``lifetime``). Which
 compile caches they use is ``compile_cache``.
 
-Starting a worker costs an interpreter and torch's import (0.7-4 s). So by default each
+Starting a worker costs an interpreter and torch's import (seconds). So by default each
 worker is forked from a *zygote* of its kind (``forkserver``): a clean, preloaded image that
 never runs pass code. With ``PASSNET_FORK_SERVER=0`` (or off Linux) each worker is started
 on its own, and inside ``spare_workers()`` one *spare* per kind of worker is started ahead of

@@ -5,7 +5,7 @@ driver (``forkserver``) with the scrubbed worker environment of its kind. It imp
 worker needs (``worker.preload``), then forks one worker per request that arrives on the
 control socket. It never runs pass code, never touches a device (CUDA stays uninitialised, so
 forking is safe) and never evaluates anything: every worker is a fresh fork of the same clean
-image and costs its own work only, not an interpreter start and torch's import (0.7-3 s).
+image and costs its own work only, not an interpreter start and torch's import.
 
 The forked child becomes the worker of today (``worker.serve``): its own session, stdin, log
 and result channel from the descriptors the driver sent (SCM_RIGHTS), a private TMPDIR as cwd,

@@ -4,9 +4,9 @@ Event timing measures the timed stream only, so work a pass puts on another stre
 After each checked call the worker waits for the call's stream, then for the whole device,
 and times that second wait. A genuine escape leaves work on every call; a single slow wait
 is also what a worker descheduled by the host, or a device shared with other workers'
-preparation, produces (seen on the H200 at ``--prepare-ahead 8``: 2-8 ms after calls that
-launch on one stream). So one slow wait is a warning and a second in the same evaluation
-rejects the pass. Each wait also records how long the worker actually ran during it: a
+preparation, produces (seen on the H200 at ``--prepare-ahead 8`` after calls that launch on
+one stream: docs/integrity.md). So one slow wait is a warning and a second in the same
+evaluation rejects the pass. Each wait also records how long the worker actually ran during it: a
 descheduled worker runs for almost none of the wait, a spinning wait for work runs for all of
 it (CUDA spins while it waits unless told to block), which tells the two apart in a report.
 """
