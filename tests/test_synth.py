@@ -166,6 +166,14 @@ class NormLinear(torch.nn.Module):
         return (torch.nn.functional.linear(h, w1, b1).relu(), torch.nn.functional.linear(h, w2))
 
 
+class InplaceRelu(torch.nn.Module):
+    """torchvision's spelling: ReLU(inplace=True) on a value the group itself made."""
+
+    def forward(self, x: torch.Tensor, r: torch.Tensor) -> tuple:
+        y = x * 2.0 + r
+        return (torch.nn.functional.relu(y, inplace=True) * 0.5,)
+
+
 class Slices(torch.nn.Module):
     def forward(self, x: torch.Tensor, y: torch.Tensor) -> tuple:
         a = torch.relu(x[:, -4:] * y)  # negative start: [2, 4, 40]
@@ -184,6 +192,8 @@ def _inputs(module: torch.nn.Module, dtype: torch.dtype) -> list[torch.Tensor]:
         return [r(3, 7, 16), r(7, 1)]
     if isinstance(module, Slices):
         return [r(2, 6, 40), r(40)]
+    if isinstance(module, InplaceRelu):
+        return [r(2, 6, 40), r(40)]
     if isinstance(module, LinearGelu):
         return [r(2, 5, 48), r(32, 48) / 8, r(32), r(2, 5, 32)]
     if isinstance(module, NormLinear):
@@ -197,9 +207,9 @@ def _inputs(module: torch.nn.Module, dtype: torch.dtype) -> list[torch.Tensor]:
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=["fp32", "bf16"])
 @pytest.mark.parametrize(
     "module", [RMSNorm(), Activations(), MaskedSoftmax(), TransposedInput(), Slices(),
-               LinearGelu(), NormLinear()],
+               LinearGelu(), NormLinear(), InplaceRelu()],
     ids=["rms_norm", "activations", "masked_softmax", "transposed_input", "slices",
-         "linear_gelu", "norm_linear"])
+         "linear_gelu", "norm_linear", "inplace_relu"])
 def test_ops_outside_the_suite(tmp_path: Path, module: torch.nn.Module, dtype: torch.dtype) -> None:
     args = _inputs(module, dtype)
     group = select(trace_graph(module, args))
@@ -227,3 +237,17 @@ def test_a_linear_too_large_for_one_weight_tile_is_left_to_the_gemm() -> None:
 
     reason = select(trace_graph(Mlp(), [torch.randn(2, 4, 256), torch.randn(128, 256)]))
     assert isinstance(reason, str) and "a 128x256 weight is no single tile" in reason, reason
+
+
+def test_an_inplace_write_that_others_would_see_is_not_fused() -> None:
+    """relu_(y) where y is read again afterwards: eager's result depends on the write (z + y
+    is 2 * relu(y)), so no group computes the relu out of place; the reason says why."""
+
+    class Shared(torch.nn.Module):
+        def forward(self, x: torch.Tensor) -> tuple:
+            y = x * 2.0
+            z = torch.nn.functional.relu(y, inplace=True)
+            return (z + y,)
+
+    reason = select(trace_graph(Shared(), [torch.randn(2, 4, 40)]))
+    assert isinstance(reason, str) and "writes in place into" in reason, reason

@@ -139,6 +139,14 @@ def make_group(traced: Traced, nodes: list[Node]) -> Group | str:
                 todo.append(a)
     if live != inside:
         return "part of it is never used"
+    for n in nodes:  # an in-place activation computed out of place: its write must be private
+        op = traced.ops[n]
+        if (
+            isinstance(op, Op)
+            and op.attrs.get("inplace")
+            and (why := _shared_write(traced, n, inside))
+        ):
+            return why
     seen, todo = set(), [u for o in outputs for u in o.users if u not in inside]
     while todo:  # convex: no path leaves the group and comes back
         node = todo.pop()
@@ -155,6 +163,23 @@ def make_group(traced: Traced, nodes: list[Node]) -> Group | str:
         if meta.dtype not in FLOATS:
             return f"it reads '{a.name}' of dtype {meta.dtype}"
     return Group(traced, nodes, inputs, outputs)
+
+
+def _shared_write(traced: Traced, node: Node, inside: set[Node]) -> str | None:
+    """Why the in-place ``node`` cannot be computed out of place inside its group: the memory
+    it writes is an input's, or is read by another node (following views and in-place ops
+    back to the op that allocated it), so eager's write would be seen; None when private."""
+    user, x = node, traced.ops[node].args[0]  # type: ignore[union-attr]
+    while True:
+        op = traced.ops.get(x) if isinstance(x, Node) and x in inside else None
+        if not isinstance(op, Op):
+            return f"'{node.name}' writes in place into the group's input '{getattr(x, 'name', x)}'"
+        if len(x.users) != 1:
+            other = next(u for u in x.users if u is not user)
+            return f"'{node.name}' writes in place into '{x.name}', which '{other.name}' reads"
+        if not (op.view or op.attrs.get("inplace")):
+            return None
+        user, x = x, op.args[0]
 
 
 def _trim(run: list[Node], ops: dict[Node, Op | str]) -> list[Node]:

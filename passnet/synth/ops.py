@@ -127,9 +127,9 @@ def _pointwise(key: str, node: Node) -> Op | str | None:
             return f"{name} of a non-tensor, non-number operand"
         return Op("pw", name, [a, c])
     b = _bind(node, ["input", "inplace"], {"inplace": False})
-    if b is None or b["inplace"] is not False:
-        return f"{name} in place" if b else f"{name} with unexpected arguments"
-    return Op("pw", name, [b["input"]])
+    if b is None or not isinstance(b["inplace"], bool):
+        return f"{name} with unexpected arguments"
+    return Op("pw", name, [b["input"]], {"inplace": True} if b["inplace"] else {})
 
 
 def _special(key: str, node: Node, rank: int) -> Op | str | None:  # noqa: C901 - a table
@@ -147,10 +147,11 @@ def _special(key: str, node: Node, rank: int) -> Op | str | None:  # noqa: C901 
         six = key.endswith("relu6")
         names = ["input", "inplace"] if six else ["input", "min_val", "max_val", "inplace"]
         b = _bind(node, names, {"min_val": -1.0, "max_val": 1.0, "inplace": False})
-        if b is None or b["inplace"] is not False:
-            return "hardtanh in place"
+        if b is None or not isinstance(b["inplace"], bool):
+            return "hardtanh with unexpected arguments"
         lo, hi = (0.0, 6.0) if six else (b["min_val"], b["max_val"])
-        return Op("pw", "clamp", [b["input"]], {"min": float(lo), "max": float(hi)})
+        attrs = {"min": float(lo), "max": float(hi)} | ({"inplace": True} if b["inplace"] else {})
+        return Op("pw", "clamp", [b["input"]], attrs)
     if key in ("torch.clamp", "Tensor.clamp", "torch.clip", "Tensor.clip"):
         b = _bind(node, ["input", "min", "max"], {"min": None, "max": None})
         if b is None or not all(v is None or _number(v) for v in (b["min"], b["max"])):
