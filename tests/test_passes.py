@@ -572,6 +572,20 @@ def test_inplace_add_whose_write_is_read_later_is_not_replaced(tmp_path: Path) -
             ), report.rules[0].diagnostic
 
 
+def test_a_constant_argument_torch_call_is_a_node_in_pattern_and_graph(tmp_path: Path) -> None:
+    """``torch.ones(3)`` in model.py stays a node (passnet.graph.tracing, so eager and every
+    candidate do the same work); the pattern is traced the same way, so a pattern that makes
+    the same call matches it (plain symbolic_trace folded the pattern's call into a constant
+    that no graph node could match)."""
+
+    class M(torch.nn.Module):
+        def forward(self, x):  # noqa: ANN001, ANN201
+            return x * torch.ones(3) + 1.0
+
+    (report,) = apply_rules(tmp_path, M(), {"Ones.py": simple_rule("return x * torch.ones(3) + 1.0")})
+    assert report.matches == 1, report.diagnostic
+
+
 # --------------------------------------------------------------------------- real GraphNet graphs
 
 

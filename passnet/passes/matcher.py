@@ -37,7 +37,7 @@ import torch.fx
 from torch.fx import Graph, GraphModule, Node
 from torch.fx.node import map_arg
 
-from passnet.graph.tracing import trace_module
+from passnet.graph.tracing import NodeTracer, trace_module
 from passnet.passes.calls import INPLACE as _INPLACE
 from passnet.passes.calls import call_name as _key
 from passnet.passes.calls import normalized_args
@@ -123,8 +123,10 @@ def _lit_eq(p: Any, g: Any) -> bool:
 
 
 def trace_pattern(fn: Callable) -> Graph:
-    """Symbolically trace a pattern function; calls are rewritten to normalised positional form."""
-    graph = torch.fx.symbolic_trace(fn).graph
+    """Trace a pattern function with the tracer that traces graphs (``passnet.graph.tracing``:
+    a torch call with constant arguments, ``torch.ones(3)``, stays a node on both sides); calls
+    are rewritten to normalised positional form."""
+    graph = NodeTracer().trace(fn)
     for node in graph.nodes:
         if node.op in ("call_function", "call_method"):
             entries = normalized_args(node)
