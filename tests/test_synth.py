@@ -174,6 +174,16 @@ class InplaceRelu(torch.nn.Module):
         return (torch.nn.functional.relu(y, inplace=True) * 0.5,)
 
 
+class ExtendedMask(torch.nn.Module):
+    """Hugging Face's extended attention mask: an integer mask made float, inverted, and
+    filled with the dtype's minimum where it is set (a bool flag read as masked_fill's mask)."""
+
+    def forward(self, mask: torch.Tensor, scores: torch.Tensor) -> tuple:
+        inverted = torch.tensor(1.0, dtype=torch.float32) - mask.to(torch.float32)
+        filled = inverted.masked_fill(inverted.to(torch.bool), float("-inf"))
+        return (filled, (scores + filled.masked_fill(mask.to(torch.bool), 0.0)).float())
+
+
 class Slices(torch.nn.Module):
     def forward(self, x: torch.Tensor, y: torch.Tensor) -> tuple:
         a = torch.relu(x[:, -4:] * y)  # negative start: [2, 4, 40]
@@ -192,6 +202,8 @@ def _inputs(module: torch.nn.Module, dtype: torch.dtype) -> list[torch.Tensor]:
         return [r(3, 7, 16), r(7, 1)]
     if isinstance(module, Slices):
         return [r(2, 6, 40), r(40)]
+    if isinstance(module, ExtendedMask):
+        return [torch.randint(0, 2, (2, 1, 1, 24), generator=g), r(2, 1, 4, 24)]
     if isinstance(module, InplaceRelu):
         return [r(2, 6, 40), r(40)]
     if isinstance(module, LinearGelu):
@@ -207,9 +219,9 @@ def _inputs(module: torch.nn.Module, dtype: torch.dtype) -> list[torch.Tensor]:
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=["fp32", "bf16"])
 @pytest.mark.parametrize(
     "module", [RMSNorm(), Activations(), MaskedSoftmax(), TransposedInput(), Slices(),
-               LinearGelu(), NormLinear(), InplaceRelu()],
+               LinearGelu(), NormLinear(), InplaceRelu(), ExtendedMask()],
     ids=["rms_norm", "activations", "masked_softmax", "transposed_input", "slices",
-         "linear_gelu", "norm_linear", "inplace_relu"])
+         "linear_gelu", "norm_linear", "inplace_relu", "extended_mask"])
 def test_ops_outside_the_suite(tmp_path: Path, module: torch.nn.Module, dtype: torch.dtype) -> None:
     args = _inputs(module, dtype)
     group = select(trace_graph(module, args))

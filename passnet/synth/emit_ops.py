@@ -20,6 +20,11 @@ if TYPE_CHECKING:
 _INFIX = {"add": "+", "sub": "-", "mul": "*"}
 
 
+def _literal(v: float) -> str:
+    """A float as Triton source (infinities spelled ``float('inf')``)."""
+    return repr(v) if abs(v) != float("inf") else f"float('{'-' if v < 0 else ''}inf')"
+
+
 def _tanh(b: Builder, a: str) -> str:
     e = b.let(f"tl.exp(-2.0 * tl.abs({a}))")
     t = b.let(f"(1.0 - {e}) / (1.0 + {e})")
@@ -75,6 +80,8 @@ def pointwise(b: Builder, op: Op, args: list[str]) -> str:
         return b.let(f"tl.math.sqrt_rn({a})")
     if name == "pow":
         return _pow(b, a, op.attrs["exponent"])
+    if name == "masked_fill":  # the mask is a flag (1.0 / 0.0) or any tensor read as bool
+        return b.let(f"tl.where({args[1]} != 0.0, {_literal(op.attrs['value'])}, {a})")
     if name == "clamp":
         lo, hi = op.attrs["min"], op.attrs["max"]
         if lo is not None:

@@ -27,7 +27,16 @@ from passnet.synth.kernel import Kernel, build
 from passnet.synth.lower import Builder
 from passnet.synth.ops import Op, classify
 from passnet.synth.pattern import pattern_source
-from passnet.synth.shapes import FLOATS, Dim, DType, Shapes, Unfusable, infer_dtype, infer_node
+from passnet.synth.shapes import (
+    FLOATS,
+    INTEGERS,
+    Dim,
+    DType,
+    Shapes,
+    Unfusable,
+    infer_dtype,
+    infer_node,
+)
 
 
 @dataclass
@@ -160,9 +169,24 @@ def make_group(traced: Traced, nodes: list[Node]) -> Group | str:
         meta = _meta(a)
         if meta is None:
             return f"it reads the non-tensor value '{a.name}'"
-        if meta.dtype not in FLOATS:
+        if meta.dtype not in FLOATS and not (
+            meta.dtype in INTEGERS and all(_reads_as_flag_or_float(traced, u, a)
+                                           for u in a.users if u in inside)
+        ):  # fmt: skip
             return f"it reads '{a.name}' of dtype {meta.dtype}"
     return Group(traced, nodes, inputs, outputs)
+
+
+def _reads_as_flag_or_float(traced: Traced, user: Node, a: Node) -> bool:
+    """Whether ``user`` reads the integer or bool tensor ``a`` only in ways a float kernel
+    reproduces exactly: a cast to a float dtype (eager's own conversion) or to bool, or as
+    masked_fill's mask (zero or not)."""
+    op = traced.ops.get(user)
+    if not isinstance(op, Op):
+        return False
+    if op.kind == "cast":
+        return op.attrs.get("dtype") in (*FLOATS, torch.bool)
+    return op.name == "masked_fill" and op.args[1] is a and op.args[0] is not a
 
 
 def _shared_write(traced: Traced, node: Node, inside: set[Node]) -> str | None:
@@ -236,7 +260,8 @@ def analyse(groups: list[Group]) -> Kernel:
     ops = g0.ops
     for i, node in enumerate(g0.nodes):
         metas = [_meta(g.nodes[i]) for g in groups]
-        if any(m is None or m.dtype not in FLOATS for m in metas):
+        flag = _is_flag(ops[node]) and node not in g0.outputs  # a bool mask inside the group
+        if any(m is None or (m.dtype not in FLOATS and not flag) for m in metas):
             raise Unfusable(f"'{node.name}' is not a float16/bfloat16/float32 tensor")
         dims = infer_node(shapes, node, ops[node])
         for k, m in enumerate(metas):
@@ -252,6 +277,11 @@ def analyse(groups: list[Group]) -> Kernel:
             raise Unfusable(f"dtype rule for {ops[node].name} disagrees with the graph")
         shapes.dtypes[node] = dtype
     return build(Builder(g0.nodes, ops, g0.inputs, g0.outputs, shapes))
+
+
+def _is_flag(op: Op) -> bool:
+    """A cast to bool: computed as 1.0 / 0.0 in float, read only as a mask."""
+    return op.kind == "cast" and op.attrs.get("dtype") is torch.bool
 
 
 NO_KERNEL = (

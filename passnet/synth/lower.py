@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 
+import torch
 from torch.fx import Node
 
 from passnet.synth.emit_ops import linear, norm, pointwise, reduce_row
@@ -266,9 +267,13 @@ class Builder:
     def _compute(self, node: Node, m: Map) -> str:
         op, dims = self.ops[node], self.shapes.dims[node]
         x = op.args[0]
+        if op.kind == "pw" and op.name == "const":  # torch.tensor(v, dtype): v as eager rounds it
+            return repr(float(torch.tensor(op.args[0], dtype=op.attrs["dtype"])))
         if op.kind == "pw":
             args = [self.operand(a, node, m) for a in op.args]
             return self.round(pointwise(self, op, args), node)
+        if op.kind == "cast" and op.attrs.get("dtype") is torch.bool:  # a flag: 1.0 or 0.0
+            return self.let(f"tl.where({self.value(x, m)} != 0.0, 1.0, 0.0)")
         if op.kind == "id":
             return self.value(x, m)
         if op.kind == "cast":

@@ -51,8 +51,8 @@ class Op:
 
     @property
     def work(self) -> bool:
-        """Whether eager launches a kernel for it."""
-        return not self.view
+        """Whether eager launches a kernel for it (a ``torch.tensor`` scalar launches none)."""
+        return not self.view and self.name != "const"
 
 
 def _bind(node: Node, names: list[str], defaults: dict[str, Any]) -> dict[str, Any] | None:
@@ -105,6 +105,14 @@ _LOOKUP = {k: (name, 2) for name, keys in _BINARY.items() for k in keys}
 _LOOKUP |= {k: (name, 1) for name, keys in _UNARY.items() for k in keys}
 _CASTS = {"Tensor.float": torch.float32, "Tensor.half": torch.float16,
           "Tensor.bfloat16": torch.bfloat16}  # fmt: skip
+
+
+FLOAT_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
+
+
+def _scalar(v: Any) -> bool:
+    """A Python number that can be a fill value (infinities too, not NaN)."""
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and not math.isnan(v)
 
 
 def _number(v: Any) -> bool:
@@ -186,6 +194,18 @@ def _special(key: str, node: Node, rank: int) -> Op | str | None:  # noqa: C901 
                                                    torch.preserve_format):  # fmt: skip
             return f"{key} to another memory format"
         return Op("id", "copy", [b["input"]])
+    if key in ("Tensor.masked_fill", "torch.masked_fill"):
+        b = _bind(node, ["input", "mask", "value"], {})
+        v = b["value"] if b else None
+        if b is None or not isinstance(b["mask"], Node) or not _scalar(v):
+            return "masked_fill with a tensor value"
+        return Op("pw", "masked_fill", [b["input"], b["mask"]], {"value": float(v)})
+    if key == "torch.tensor":
+        b = _bind(node, ["data", "dtype", "device", "requires_grad", "pin_memory"],
+                  {"dtype": None, "device": None, "requires_grad": False, "pin_memory": False})  # fmt: skip
+        if b is None or not _scalar(b["data"]) or b["dtype"] not in FLOAT_DTYPES:
+            return "tensor() of other than a float scalar with a float dtype"
+        return Op("pw", "const", [float(b["data"])], {"dtype": b["dtype"]})
     if key == _F + "linear":
         b = _bind(node, ["input", "weight", "bias"], {"bias": None})
         if b is None or not isinstance(b["weight"], Node) or not (

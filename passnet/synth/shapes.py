@@ -18,6 +18,7 @@ from torch.fx import Node
 from passnet.synth.ops import Op
 
 FLOATS = (torch.float32, torch.float16, torch.bfloat16)
+INTEGERS = (torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64)
 TL_DTYPE = {torch.float32: "tl.float32", torch.float16: "tl.float16",
             torch.bfloat16: "tl.bfloat16"}  # fmt: skip
 
@@ -263,6 +264,8 @@ def infer_node(shapes: Shapes, node: Node, op: Op) -> list[Dim]:
     """The node's dims from its operands' (rules of the supported ops)."""
     x = shapes.dims[op.args[0]] if isinstance(op.args[0], Node) else []
     kind = op.kind
+    if kind == "pw" and op.name == "const":
+        return []
     if kind == "pw":
         return _broadcast(shapes, [shapes.dims[a] for a in op.args if isinstance(a, Node)])
     if kind == "ln":  # normalized_shape is a literal: the row length becomes a constant
@@ -311,8 +314,10 @@ def infer_node(shapes: Shapes, node: Node, op: Op) -> list[Dim]:
 
 def infer_dtype(shapes: Shapes, node: Node, op: Op, actual: tuple[torch.dtype, ...]) -> DType:
     """The node's dtype as an expression; mixed operand dtypes become a guard or a reason."""
-    if op.kind == "cast" and "dtype" in op.attrs:
+    if (op.kind == "cast" or op.name == "const") and "dtype" in op.attrs:
         return DType(op.attrs["dtype"], None, actual)
+    if op.name == "masked_fill":  # the filled tensor's dtype; the mask is bool
+        return shapes.dtypes[op.args[0]]  # type: ignore[index]
     if op.kind == "softmax" and op.attrs.get("dtype") is not None:
         return DType(op.attrs["dtype"], None, actual)
     if op.kind == "cast":
