@@ -263,3 +263,27 @@ def test_an_inplace_write_that_others_would_see_is_not_fused() -> None:
 
     reason = select(trace_graph(Shared(), [torch.randn(2, 4, 40)]))
     assert isinstance(reason, str) and "writes in place into" in reason, reason
+
+
+@pytest.mark.skipif(not INTERPRETED, reason="runs Triton kernels in process: TRITON_INTERPRET=1")
+def test_a_scalar_constant_that_rounds_to_infinity_is_written_as_one(tmp_path: Path) -> None:
+    """torch.tensor(1e5, dtype=float16) is inf in eager; the kernel must say float('inf')."""
+
+    class Overflow(torch.nn.Module):
+        def forward(self, x: torch.Tensor) -> tuple:
+            return (x * 0.5 - torch.tensor(1e5, dtype=torch.float16),)
+
+    module, args = Overflow(), [torch.randn(2, 3, 16).half()]
+    group = select(trace_graph(module, args))
+    assert isinstance(group, Group), group
+    source = module_source("test", "synth_test_0", analyse([group]), group.source, 1)
+    assert "float('inf')" in source
+    pass_dir = tmp_path / "pass"
+    pass_dir.mkdir()
+    (pass_dir / "synth_test_0.py").write_text(source)
+    (pass_dir / "sorted_output_pass_rule_names.json").write_text('["synth_test_0"]')
+    gm = to_fx(module)
+    assert apply_passes(gm, load_pass_dir(pass_dir)).total == 1
+    with torch.no_grad():
+        out, ref = gm(*args), module(*args)
+    assert torch.equal(out[0], ref[0]) and bool(torch.isinf(ref[0]).all())

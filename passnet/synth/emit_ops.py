@@ -12,17 +12,13 @@ from typing import TYPE_CHECKING
 from torch.fx import Node
 
 from passnet.synth.ops import Op
+from passnet.synth.pattern import literal
 from passnet.synth.shapes import Dim, Unfusable
 
 if TYPE_CHECKING:
     from passnet.synth.lower import Builder
 
 _INFIX = {"add": "+", "sub": "-", "mul": "*"}
-
-
-def _literal(v: float) -> str:
-    """A float as Triton source (infinities spelled ``float('inf')``)."""
-    return repr(v) if abs(v) != float("inf") else f"float('{'-' if v < 0 else ''}inf')"
 
 
 def _tanh(b: Builder, a: str) -> str:
@@ -81,7 +77,7 @@ def pointwise(b: Builder, op: Op, args: list[str]) -> str:
     if name == "pow":
         return _pow(b, a, op.attrs["exponent"])
     if name == "masked_fill":  # the mask is a flag (1.0 / 0.0) or any tensor read as bool
-        return b.let(f"tl.where({args[1]} != 0.0, {_literal(op.attrs['value'])}, {a})")
+        return b.let(f"tl.where({args[1]} != 0.0, {literal(op.attrs['value'])}, {a})")
     if name == "clamp":
         lo, hi = op.attrs["min"], op.attrs["max"]
         if lo is not None:
@@ -143,13 +139,6 @@ def _pow2(n: int) -> int:
     return 1 << max(n - 1, 0).bit_length()
 
 
-def _stride(b: Builder, j: int, d: int) -> str:
-    name = f"x{j}_s{d}"
-    b.strides[name] = (j, d)
-    b.pointers.add(j)
-    return name
-
-
 def _constant(b: Builder, d: Dim) -> int | None:
     """A size that is the same in every variant (guarded in the wrapper), else None."""
     if d.literal is not None:
@@ -187,8 +176,8 @@ def linear(b: Builder, node: Node, op: Op, m: tuple[str, ...]) -> str:
     if x in b.index:  # an input: its own K columns, masked at K
         j, bk = b.index[x], _pow2(k_in)
         kc = b.let(f"tl.arange(0, {bk})[None, :]")
-        terms = [f"{t} * {_stride(b, j, d)}" for d, t in enumerate(rows) if t != "0"]
-        terms.append(f"{kc} * {_stride(b, j, len(rows))}")
+        terms = [f"{t} * {b.stride(j, d)}" for d, t in enumerate(rows) if t != "0"]
+        terms.append(f"{kc} * {b.stride(j, len(rows))}")
         off = b.let(" + ".join(terms))
         xt = b.let(f"tl.load(x{j} + {off}, mask=rmask & ({kc} < {k_in}), other=0.0)"
                    f".to(tl.float32) + {zeros.format(bk)}")  # fmt: skip
@@ -200,7 +189,7 @@ def linear(b: Builder, node: Node, op: Op, m: tuple[str, ...]) -> str:
         xt = b.let(f"tl.where(mask, {v} + {zeros.format('BLOCK_N')}, 0.0)")
         kr = b.let("tl.arange(0, BLOCK_N)[:, None]")
     jw = b.index[w]
-    wt = b.let(f"tl.load(x{jw} + cols * {_stride(b, jw, 0)} + {kr} * {_stride(b, jw, 1)}, "
+    wt = b.let(f"tl.load(x{jw} + cols * {b.stride(jw, 0)} + {kr} * {b.stride(jw, 1)}, "
                f"mask=cmask & ({kr} < {k_in}), other=0.0).to(tl.float32)")  # fmt: skip
     y = b.let(f'tl.dot({xt}, {wt}, input_precision="ieee")')
     if bias is not None:

@@ -25,18 +25,9 @@ from passnet.graph.sample import load_module, load_sample, materialize
 from passnet.passes.matcher import to_fx
 from passnet.synth.kernel import Kernel, build
 from passnet.synth.lower import Builder
-from passnet.synth.ops import Op, classify
+from passnet.synth.ops import FLOATS, INTEGERS, Op, classify
 from passnet.synth.pattern import pattern_source
-from passnet.synth.shapes import (
-    FLOATS,
-    INTEGERS,
-    Dim,
-    DType,
-    Shapes,
-    Unfusable,
-    infer_dtype,
-    infer_node,
-)
+from passnet.synth.shapes import Dim, DType, Shapes, Unfusable, infer_dtype, infer_node
 
 
 @dataclass

@@ -25,6 +25,7 @@ from torch.fx import Node
 
 from passnet.synth.emit_ops import linear, norm, pointwise, reduce_row
 from passnet.synth.ops import Op
+from passnet.synth.pattern import literal
 from passnet.synth.shapes import Dim, Shapes, Unfusable, total
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")
@@ -208,15 +209,16 @@ class Builder:
             raise Unfusable(f"{what} '{node.name}' reduces a dim of another size than the row")
 
     # -- values ----------------------------------------------------------------------------
+    def stride(self, j: int, d: int) -> str:
+        """The kernel parameter holding input ``j``'s stride along dim ``d``."""
+        name = f"x{j}_s{d}"
+        self.strides[name] = (j, d)
+        self.pointers.add(j)
+        return name
+
     def load(self, j: int, m: Map) -> str:
         self.pointers.add(j)
-        terms = []
-        for d, tok in enumerate(m):
-            if tok == "0":
-                continue
-            name = f"x{j}_s{d}"
-            self.strides[name] = (j, d)
-            terms.append(f"{tok} * {name}")
+        terms = [f"{tok} * {self.stride(j, d)}" for d, tok in enumerate(m) if tok != "0"]
         if not terms:
             return self.let(f"tl.load(x{j}).to(tl.float32)")
         mask = self.mask(m)
@@ -268,7 +270,7 @@ class Builder:
         op, dims = self.ops[node], self.shapes.dims[node]
         x = op.args[0]
         if op.kind == "pw" and op.name == "const":  # torch.tensor(v, dtype): v as eager rounds it
-            return repr(float(torch.tensor(op.args[0], dtype=op.attrs["dtype"])))
+            return literal(float(torch.tensor(op.args[0], dtype=op.attrs["dtype"])))
         if op.kind == "pw":
             args = [self.operand(a, node, m) for a in op.args]
             return self.round(pointwise(self, op, args), node)

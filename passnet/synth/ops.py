@@ -22,6 +22,8 @@ from torch.fx import Node
 
 from passnet.passes.calls import call_name as canonical_name  # the matcher's own op naming
 
+FLOATS = (torch.float32, torch.float16, torch.bfloat16)  # the dtypes a kernel computes in
+INTEGERS = (torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64)
 REDUCTIONS = frozenset({"ln", "gn", "softmax", "mean", "sum"})
 ROW_OPS = REDUCTIONS | {"linear"}  # ops that need the row mode's [BLOCK_M, BLOCK_N] tiles
 VIEWS = frozenset({"reshape", "permute", "unsqueeze", "squeeze", "getitem", "expand"})
@@ -105,9 +107,6 @@ _LOOKUP = {k: (name, 2) for name, keys in _BINARY.items() for k in keys}
 _LOOKUP |= {k: (name, 1) for name, keys in _UNARY.items() for k in keys}
 _CASTS = {"Tensor.float": torch.float32, "Tensor.half": torch.float16,
           "Tensor.bfloat16": torch.bfloat16}  # fmt: skip
-
-
-FLOAT_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
 
 
 def _scalar(v: Any) -> bool:
@@ -203,7 +202,7 @@ def _special(key: str, node: Node, rank: int) -> Op | str | None:  # noqa: C901 
     if key == "torch.tensor":
         b = _bind(node, ["data", "dtype", "device", "requires_grad", "pin_memory"],
                   {"dtype": None, "device": None, "requires_grad": False, "pin_memory": False})  # fmt: skip
-        if b is None or not _scalar(b["data"]) or b["dtype"] not in FLOAT_DTYPES:
+        if b is None or not _scalar(b["data"]) or b["dtype"] not in FLOATS:
             return "tensor() of other than a float scalar with a float dtype"
         return Op("pw", "const", [float(b["data"])], {"dtype": b["dtype"]})
     if key == _F + "linear":

@@ -17,8 +17,6 @@ from torch.fx import Node
 
 from passnet.synth.ops import Op
 
-FLOATS = (torch.float32, torch.float16, torch.bfloat16)
-INTEGERS = (torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64)
 TL_DTYPE = {torch.float32: "tl.float32", torch.float16: "tl.float16",
             torch.bfloat16: "tl.bfloat16"}  # fmt: skip
 
