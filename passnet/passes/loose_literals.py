@@ -21,6 +21,8 @@ from typing import Any
 
 from torch.fx import Node
 
+from passnet.passes.calls import INPLACE, short_name
+
 _F = "torch.nn.functional."
 _BATCH_NORM = {_F + "batch_norm", "torch.batch_norm"}
 # Activations whose ``inplace`` flag changes only where the result is written, never its values.
@@ -51,18 +53,13 @@ def _arg(args: list[tuple[str, Any]], name: str, missing: Any = None) -> Any:
 
 
 class LooseLiterals:
-    """The matcher's exceptions to "literals must be equal", given its own argument
-    normaliser, op naming, in-place operator table and short names for messages."""
+    """The matcher's exceptions to "literals must be equal", given the matcher's (cached)
+    argument normaliser and op naming."""
 
     def __init__(
-        self,
-        args_of: Callable[[Node], list[tuple[str, Any]]],
-        key_of: Callable[[Node], str],
-        inplace_ops: frozenset,
-        short: Callable[[str], str],
+        self, args_of: Callable[[Node], list[tuple[str, Any]]], key_of: Callable[[Node], str]
     ) -> None:
         self.args_of, self.key_of = args_of, key_of
-        self.inplace_ops, self.short = inplace_ops, short
 
     def loose(self, pn: Node, gn: Node, name: str, rev: dict) -> str | None:
         """None if argument ``name`` of matched ``pn``/``gn`` may differ (module docstring);
@@ -107,14 +104,14 @@ class LooseLiterals:
                 return None
             if (base := self._aliased(v)) is None:
                 return (
-                    f"{side} node '{v.name}' ({self.short(self.key_of(v))}) may share memory "
+                    f"{side} node '{v.name}' ({short_name(self.key_of(v))}) may share memory "
                     "with another tensor"
                 )
             user, v = v, base
 
     def _fresh(self, v: Node) -> bool:
         """Whether ``v``'s result is a new tensor, never an input of ``v`` or a view of one."""
-        if v.op not in ("call_function", "call_method") or v.target in self.inplace_ops:
+        if v.op not in ("call_function", "call_method") or v.target in INPLACE:
             return False  # operator.iadd returns its first argument
         args = self.args_of(v)
         if _arg(args, "out") is not None:
@@ -126,7 +123,7 @@ class LooseLiterals:
 
     def _aliased(self, v: Node) -> Any:
         """The argument whose memory an in-place op ``v`` writes and returns, else None."""
-        if v.op == "call_function" and v.target in self.inplace_ops:
+        if v.op == "call_function" and v.target in INPLACE:
             return v.args[0]  # x += y
         if v.op == "call_method" and str(v.target).endswith("_") and v.args:
             if not str(v.target).endswith("__"):

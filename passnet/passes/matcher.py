@@ -182,7 +182,7 @@ class _Matcher:
     def __init__(self, pattern: tuple[Graph, list[Node], list[Node]], claimed: set) -> None:
         (self.graph, self.inputs, self.outputs), self.claimed = pattern, claimed
         self._args, self._key = functools.cache(normalized_args), functools.cache(_key)
-        self.literals = LooseLiterals(self._args, self._key, frozenset(_INPLACE), _short)
+        self.literals = LooseLiterals(self._args, self._key)
 
     def candidates(self, pn: Node, graph: Graph) -> list[Node]:
         key = _key(pn)
