@@ -201,3 +201,30 @@ def test_a_worker_discarded_at_once_is_killed(tmp_path: Path) -> None:
         assert os.getpgid(worker.proc.pid) == worker.proc.pid
         worker.discard()
         assert worker.proc.returncode == -signal.SIGKILL
+
+
+_LAUNCH_PRELOAD = """
+import sys
+from triton.runtime.cache import triton_key
+from passnet.evaluation.worker import preload
+from passnet.evaluation.zygote import _settle
+preload(launch=True)
+import torch
+static = [m for m in sys.modules if m.startswith("torch._inductor.runtime.static_")]
+print(repr(_settle()), torch.cuda.is_initialized(), bool(static), triton_key.cache_info().currsize)
+"""
+
+
+def test_a_cuda_pass_zygote_warms_the_launch_path_and_stays_forkable() -> None:
+    """Pass workers on CUDA find PyTorch's static launcher imported and Triton's cache key
+    computed (the fixed cost of a first launch), in an image that is still single-threaded
+    with CUDA uninitialised; other kinds preload as before."""
+    assert forkserver.preload_args("pass", "cuda") == ["--preload-launch"]
+    assert forkserver.preload_args("pass", "cpu") == []
+    assert forkserver.preload_args("inductor", "cuda") == ["--preload-inductor"]
+    assert forkserver.preload_args("eager", "cuda") == []
+    import subprocess
+
+    out = subprocess.run([sys.executable, "-c", _LAUNCH_PRELOAD], capture_output=True,
+                         text=True, timeout=240, check=True).stdout.split()  # fmt: skip
+    assert out == ["''", "False", "True", "1"]

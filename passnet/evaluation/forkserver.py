@@ -93,10 +93,19 @@ class ForkedProcess:
         return self.returncode
 
 
+def preload_args(role: str, device: str) -> list[str]:
+    """What a worker of a kind imports ahead (``worker.preload``): only Inductor baselines
+    import Inductor's compiler; pass workers on CUDA warm the launch path (the static launcher,
+    Triton's cache key), which their first Triton launch would otherwise pay."""
+    if role == "inductor":
+        return ["--preload-inductor"]
+    return ["--preload-launch"] if role == "pass" and device == "cuda" else []
+
+
 class Zygote:
     """One zygote process and its control socket (requests are serialised by a lock)."""
 
-    def __init__(self, role: str, env: dict[str, str]) -> None:
+    def __init__(self, role: str, env: dict[str, str], device: str = "cpu") -> None:
         self.lock = threading.Lock()
         self.live, self.retired = 0, False
         # Its TMPDIR is only a name (created if an import needs it, removed after preloading)
@@ -106,8 +115,7 @@ class Zygote:
         self.sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         args = [sys.executable, "-m", "passnet.evaluation.zygote", "--control-fd",
                 str(theirs.fileno()), "--parent-pid", str(os.getpid())]  # fmt: skip
-        if role == "inductor":  # only Inductor baselines import Inductor ahead
-            args.append("--preload-inductor")
+        args += preload_args(role, device)
         with tempfile.TemporaryFile() as log:
             try:
                 with theirs:
@@ -191,7 +199,7 @@ def _zygote(device: str, role: str, env: dict[str, str]) -> Zygote:
             del _ZYGOTES[kind]
             zygote.stop()
         try:
-            zygote = _ZYGOTES[kind] = Zygote(role, env)
+            zygote = _ZYGOTES[kind] = Zygote(role, env, device)
         except ForkServerUnavailable as exc:
             _UNAVAILABLE.add((device, role))
             warnings.warn(f"{exc}; starting each worker on its own", stacklevel=3)

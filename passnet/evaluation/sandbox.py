@@ -234,9 +234,9 @@ def _spawn(key: _Key) -> _Worker:
     device, role, memory_limit, isolate_network, cpus = key
     trusted = role != "pass"
     # An Inductor baseline's worker imports Inductor before its request (most of a first
-    # compile's time on CPU, docs/runner.md); pass workers never do, so their integrity
-    # snapshot sees torch as a pass would find it.
-    argv = ["--preload-inductor"] if role == "inductor" else []
+    # compile's time on CPU, docs/runner.md); pass workers import only what the launch path
+    # needs (forkserver.preload_args).
+    argv = forkserver.preload_args(role, device)
     argv += ["--device", device, "--memory-limit", str(memory_limit or 0)]
     argv += ["--isolate-network"] if isolate_network else []
     argv += ["--cpus", ",".join(map(str, sorted(cpus)))] if cpus else []

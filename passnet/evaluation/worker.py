@@ -33,13 +33,15 @@ if TYPE_CHECKING:
 __all__ = ["WorkerRequest", "main", "preload", "run_variant", "serve"]
 
 
-def preload(inductor: bool = False) -> None:
+def preload(inductor: bool = False, launch: bool = False) -> None:
     """Import what every evaluation needs before the request arrives, in a fork server's
     zygote (``passnet.evaluation.zygote``: each worker forked from it skips torch's import) or
     in a worker started on its own, so that a spare pays the import while the previous
     variant runs. No pass code and no device work happen here (CUDA stays uninitialised,
     which makes the zygote safe to fork).
-    ``inductor``: also Inductor's compiler (a baseline worker that will compile)."""
+    ``inductor``: also Inductor's compiler (a baseline worker that will compile).
+    ``launch``: also what a pass's first Triton launch on CUDA would otherwise pay in every
+    worker (``warm_launch_path``)."""
     import torch  # noqa: F401
 
     if inductor:
@@ -56,6 +58,31 @@ def preload(inductor: bool = False) -> None:
     try:
         import triton  # noqa: F401
     except ImportError:
+        return
+    if launch:
+        warm_launch_path()
+
+
+def warm_launch_path() -> None:
+    """The fixed costs of a first Triton launch that need no device, paid once in the image:
+    PyTorch's static CUDA launcher (its import pulls in ``torch._inductor.utils``, Dynamo and
+    sympy) and Triton's own hash of its sources and library (part of every cache key).
+    Neither runs pass code nor initialises CUDA; a failure only leaves the cost to the worker."""
+    try:
+        import torch._inductor.runtime.static_cuda_launcher  # noqa: F401
+    except ImportError:
+        try:
+            import torch._inductor.runtime.static_triton_launcher  # noqa: F401
+        except ImportError:
+            pass
+    try:
+        from triton.runtime.cache import triton_key
+
+        triton_key()
+        from triton.backends.nvidia.driver import libcuda_dirs
+
+        libcuda_dirs()  # runs ldconfig; loads no driver
+    except Exception:  # noqa: BLE001 - an older or newer Triton: the worker computes it
         pass
 
 
@@ -64,6 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--result-fd", type=int, required=True)
     parser.add_argument("--preload-inductor", action="store_true")
+    parser.add_argument("--preload-launch", action="store_true")
     parser.add_argument("--parent-pid", type=int, default=None)
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--memory-limit", type=int, default=0)
@@ -84,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     channel = os.dup(args.result_fd)
     os.close(args.result_fd)
     del sys.argv[1:]
-    preload(inductor=args.preload_inductor)
+    preload(inductor=args.preload_inductor, launch=args.preload_launch)
     serve(channel, guardian)
 
 
