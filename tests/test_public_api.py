@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 import sys
 from pathlib import Path
@@ -37,3 +38,18 @@ def test_load_and_evaluate_and_score() -> None:
 def test_bad_candidate_is_a_clear_error() -> None:
     with pytest.raises(ValueError, match="unknown candidate"):
         passnet.evaluate(TASK, "nvcc")
+
+
+def test_a_relative_pass_folder_is_found_from_the_callers_folder(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Workers run in private folders: a CandidateSpec written with a path relative to the
+    caller's folder used to fail there as a policy error ('no such file')."""
+    from passnet.core.results import CandidateSpec
+
+    monkeypatch.chdir(PASS.parent)
+    spec = CandidateSpec(kind="pass", pass_dir=PASS.name)
+    task = passnet.load_task(TASK)
+    one = dataclasses.replace(task, variants=task.variants[:1])
+    result = passnet.evaluate(one, spec, warmup=1, trials=4, rounds=1, max_reruns=0)
+    assert all(v.status is Status.OK for v in result.variants), result.variants[0].error

@@ -214,6 +214,11 @@ def evaluate_task(
         raise ValueError(f"prepare_ahead must be at least 1, got {prepare_ahead}")
     if not isinstance(task, Task):
         task = load_task(task)
+    if candidate.pass_dir and not Path(candidate.pass_dir).is_absolute():
+        # workers run in a private folder: a relative path would name nothing there
+        candidate = candidate.model_copy(
+            update={"pass_dir": str(Path(candidate.pass_dir).resolve())}
+        )
     t0 = time.perf_counter()
     results: list[VariantResult] = []
 
