@@ -419,6 +419,18 @@ def test_an_eps_rounded_to_zero_is_drawn_positive() -> None:
     assert float(_single(_meta("bias", [], mean=0.0, std=0.0), seed=1)) != 0.0
 
 
+def test_an_eps_recorded_as_zero_data_stays_positive() -> None:
+    """BiT's weight-standardising eps (1e-8) is recorded as data [0.000000] (hf tiny-random
+    BitModel): used as recorded, batch_norm(training=True) refused it. Data of other values is
+    used exactly as recorded."""
+    eps = _single(_meta("L_self_modules_embedder_modules_convolution_eps", [], "torch.float64",
+                        mean=0.0, std=0.0, data=[0.0]))  # fmt: skip
+    assert 0 < float(eps) <= 1e-6
+    assert float(_single(_meta("bias", [], mean=0.0, std=0.0, data=[0.0]))) == 0.0
+    recorded = _single(_meta("L_bn_eps", [], "torch.float64", mean=0.001, std=0.0, data=[0.001]))
+    assert float(recorded) == 0.001
+
+
 # --- value ranges from how model.py uses an argument ---------------------------------------------
 
 ROLES_MODEL = """import torch

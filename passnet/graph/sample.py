@@ -251,6 +251,19 @@ def _float_values(
     return values.clamp(low, rng.high)
 
 
+DATA_ROUNDED_ZERO = 1e-7
+"""What recorded data of 0 stands for where the value must be positive (an eps): GraphNet writes
+data with 6 decimals, so a small eps (BiT's weight-standardising 1e-8) reads 0.000000."""
+
+
+def _positive_data(data: torch.Tensor, rng: ValueRange | None) -> torch.Tensor:
+    """Recorded floating data, with values that rounding made 0 or negative lifted to
+    ``DATA_ROUNDED_ZERO`` where the value's role demands a positive number."""
+    if rng is None or not rng.positive or not data.is_floating_point():
+        return data
+    return data.clamp(min=DATA_ROUNDED_ZERO)
+
+
 def _int_range(meta: TensorMeta, rng: ValueRange | None = None) -> tuple[int, int]:
     """Inclusive [low, high] for an integer tensor (upstream treats max_val as inclusive),
     inside ``rng`` (valid indices of the table it indexes); where the statistics fall outside
@@ -292,7 +305,8 @@ def _values(sample: Sample, meta: TensorMeta, gen: torch.Generator) -> torch.Ten
     dtype = meta.torch_dtype
     try:
         if meta.data is not None:
-            return torch.tensor(meta.data, dtype=dtype).reshape(meta.shape)
+            data = torch.tensor(meta.data, dtype=dtype).reshape(meta.shape)
+            return _positive_data(data, sample.value_ranges.get(meta.name))
     except (RuntimeError, TypeError, ValueError) as e:
         raise SampleError(
             sample.meta_files.get(meta.name, sample.path), f"data of {meta.name!r}: {e}"
