@@ -68,7 +68,9 @@ CPU_ONLY = {"ghost_host": (Status.REJECTED, {"ghost-kernel"})}
 GPU_ONLY = {
     "ghost_raw_launch": (Status.REJECTED, {"ghost-kernel"}),
     "ghost_cached_launch": (Status.REJECTED, {"ghost-kernel"}),
-    "side_stream": (Status.REJECTED, {"side-stream"}),
+    # its output lands after the call returns: late-write rejects on the first call, where
+    # the device wait alone is one strike (H200, 2026-12-04: side-stream-once + late-write)
+    "side_stream": (Status.REJECTED, {"late-write", "side-stream-once"}),
     "l2_persist": (Status.REJECTED, {"l2-persist"}),
 }
 SLIPS_PAST_POLICY = {  # look like honest code: only the runtime layer (or the scores) sees them
