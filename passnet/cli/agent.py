@@ -20,6 +20,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from passnet.cli.common import device_list
 from passnet.cli.common import fail as _fail
 from passnet.cli.options import CiTarget, Device, PrepareAhead, Trials, Warmup
 
@@ -50,19 +51,6 @@ def submit_verdict(result) -> str:  # noqa: ANN001 - TaskResult, imported lazily
     if statuses == {Status.OK}:
         return "ok"
     return "incorrect" if statuses <= {Status.OK, Status.INCORRECT} else "failed"
-
-
-def _check_device(device: str) -> list[str]:
-    """Devices evaluations run on, one measurement at a time each (``cuda`` = every GPU)."""
-    from passnet.evaluation.devices import ExecutorError, device_slots
-
-    devices: list[str] = []
-    try:
-        for d in (x.strip() for x in device.split(",") if x.strip()):
-            devices += [s for s in device_slots(d) if s not in devices]
-    except ExecutorError as exc:
-        _fail(f"{exc}.")
-    return devices or ["cpu"]
 
 
 def _parameters(
@@ -182,7 +170,7 @@ def run_cmd(
 
     if backend == "replay":
         _fail("to replay a trajectory use: passnet agent replay TRAJ.jsonl")
-    devices = _check_device(device)
+    devices = device_list(device)
     extra = _extra_body(max_tokens_param, extra_body)
     tasks = _load_suite(suite)
     out = out or _run_folder(model, backend)
@@ -332,7 +320,7 @@ def replay_cmd(
             _fail(f"{exc} (pass --task-dir if the task moved)")
         evaluator = None
         if reevaluate:
-            evaluator = DevicePool(_check_device(device), record.parameters)
+            evaluator = DevicePool(device_list(device), record.parameters)
         dest = work / record.task_name / str(record.attempt)
         try:
             _, rep = replay_attempt(record, dest, task, evaluator)
@@ -398,7 +386,7 @@ def submit_cmd(
     from passnet.dataset.task import TaskError, load_task
     from passnet.evaluation.devices import DevicePool
 
-    devices = _check_device(device)
+    devices = device_list(device)
     if not pass_dir.is_dir():
         _fail(f"pass folder {pass_dir} does not exist.")
     try:

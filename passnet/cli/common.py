@@ -36,6 +36,20 @@ def check_device(device: str) -> None:
         fail(f"unknown --device {device!r}; use cpu or cuda[:N].")
 
 
+def device_list(device: str) -> list[str]:
+    """``--device`` as the devices evaluations run on, one measurement at a time each: a
+    comma-separated list, ``cuda`` meaning every GPU; an unknown or absent device exits 2."""
+    from passnet.evaluation.devices import ExecutorError, device_slots
+
+    devices: list[str] = []
+    try:
+        for d in (x.strip() for x in device.split(",") if x.strip()):
+            devices += [s for s in device_slots(d) if s not in devices]
+    except ExecutorError as exc:
+        fail(f"{exc}.")
+    return devices or ["cpu"]
+
+
 def check_call_path(call_path: str, device: str) -> None:
     """A known ``--call-path``, and CUDA graphs only on a CUDA device; else exit 2."""
     from passnet.evaluation.candidates import CALL_PATHS
