@@ -13,7 +13,7 @@ one kernel wins.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import torch
 from torch.fx import GraphModule, Node
@@ -128,9 +128,9 @@ def _reads(node: Node) -> list[Node]:
 def make_group(traced: Traced, nodes: list[Node]) -> Group | str:
     """The group of ``nodes`` with its inputs and outputs, or why it is no candidate."""
     inside = set(nodes)
-    outputs = [n for n in nodes if any(u not in inside for u in n.users)]
-    if not outputs:
-        return "its result is never used"
+    # A value nothing reads (the graph computes and drops it; eager runs it anyway) is an
+    # output too: the kernel writes it, so the pattern covers it and the pass stays exact.
+    outputs = [n for n in nodes if not n.users or any(u not in inside for u in n.users)]
     live, todo = set(outputs), list(outputs)
     while todo:
         for a in _reads(todo.pop()):
@@ -267,7 +267,14 @@ def analyse(groups: list[Group]) -> Kernel:
         if expected != dtype.vals:
             raise Unfusable(f"dtype rule for {ops[node].name} disagrees with the graph")
         shapes.dtypes[node] = dtype
-    return build(Builder(g0.nodes, ops, g0.inputs, g0.outputs, shapes))
+    try:
+        first = replace(shapes, guards=list(shapes.guards))  # its guards only
+        return build(Builder(g0.nodes, ops, g0.inputs, g0.outputs, first))
+    except Unfusable as exc:  # outputs that are views of another value: store them through
+        try:  # the views from that value's phase (kernel.build), the first reason otherwise
+            return build(Builder(g0.nodes, ops, g0.inputs, g0.outputs, shapes), store_views=True)
+        except Unfusable:
+            raise exc from None
 
 
 def _is_flag(op: Op) -> bool:

@@ -105,22 +105,76 @@ def _store(b: Builder, i: int, node: Node, m: Map) -> None:
     b.lines.append(f"tl.store(y{i} + {off}, {v}.to(y{i}.dtype.element_ty), mask={mask})")
 
 
-def build(b: Builder) -> Kernel:
-    """Phases until every output is stored; raises :class:`Unfusable` with the reason."""
+def view_chain(b: Builder, node: Node) -> tuple[Node, list[Node]] | None:
+    """``node`` as reshapes, permutes and copies of a value the group computes: (that value,
+    the chain's nodes from it to ``node``); None when ``node`` is not such a chain."""
+    chain, n = [], node
+    while isinstance(n, Node) and n in b.ops:
+        op = b.ops[n]
+        if not (op.kind in ("reshape", "permute") or (op.kind == "id" and op.name == "copy")):
+            break
+        chain.append(n)
+        n = op.args[0]
+    if not chain or not isinstance(n, Node) or n not in b.ops:
+        return None
+    return n, chain[::-1]
+
+
+def _forward(b: Builder, base: Node, chain: list[Node], m: Map) -> Map:
+    """Coordinates in the chain's last value of the element at ``m`` of ``base``."""
+    src = b.shapes.dims[base]
+    for n in chain:
+        op, dst = b.ops[n], b.shapes.dims[n]
+        if op.kind == "reshape":
+            m = b.reshape(m, src, dst)
+        elif op.kind == "permute":
+            m = tuple(m[p] for p in op.attrs["perm"])
+        src = dst
+    return m
+
+
+def _store_views(b: Builder, views: dict[Node, tuple[Node, list[Node]]], pending: list) -> None:
+    """Store each pending output that is a view chain of a value this phase computed, at the
+    coordinates the chain moves that value's elements to (a scatter through the views)."""
+    for i, o in enumerate(b.outputs):
+        if o not in pending or o not in views:
+            continue
+        base, chain = views[o]
+        m = b.first_map.get(base)
+        if m is None or not _covers(b, base, m):
+            continue
+        off = b.ravel(_forward(b, base, chain, m), b.shapes.dims[o])
+        mask = b.mask(m)
+        if off == "0" or mask == "cmask":
+            continue
+        b.lines.append(f"tl.store(y{i} + {off}, {b.value(base, m)}.to(y{i}.dtype.element_ty), "
+                       f"mask={mask})")  # fmt: skip
+        pending.remove(o)
+
+
+def build(b: Builder, store_views: bool = False) -> Kernel:
+    """Phases until every output is stored; raises :class:`Unfusable` with the reason.
+    ``store_views``: an output that is a view chain of another value of the group (a linear's
+    result stored a second time, permuted) is written by that value's phase, through the
+    chain, instead of by a phase over its own domain."""
     inside = set(b.nodes)
     sinks = [n for n in b.outputs if not any(u in inside for u in n.users)]
     if not sinks:
         raise Unfusable("no output of the group is its last value")
     order = sinks + [o for o in b.outputs if o not in sinks]
+    views = {o: c for o in b.outputs if store_views and (c := view_chain(b, o)) is not None}
     pending = list(b.outputs)
     phases: list[Phase] = []
     while pending:
         root = next(r for r in order if r in pending)
+        root = views[root][0] if root in views else root
         dom = _domain(b, root)
         if not dom:
             raise Unfusable(f"output '{root.name}' is a scalar")
-        roots = [r for r in order if r in pending and len(_domain(b, r)) == len(dom) and all(
-            a.vals == c.vals for a, c in zip(_domain(b, r), dom, strict=True))]  # fmt: skip
+        roots = [r for r in order if r in pending and r not in views and len(_domain(b, r)) ==
+                 len(dom) and all(a.vals == c.vals for a, c in zip(_domain(b, r), dom,
+                                                                   strict=True))]  # fmt: skip
+        roots = roots if root in roots else [root, *roots]
         for r in roots:
             all(map(b.shapes.equal, _domain(b, r), dom))  # guards where only values agree
         row = any(b.ops[n].kind in ROW_OPS for n in _ancestors(b, roots))
@@ -133,10 +187,12 @@ def build(b: Builder) -> Kernel:
             else:
                 b.value(r, base)
         for i, o in enumerate(b.outputs):
-            if o in pending and o in b.first_map and _covers(b, o, b.first_map[o]):
+            if o in pending and o not in views and o in b.first_map and _covers(
+                    b, o, b.first_map[o]):  # fmt: skip
                 _store(b, i, o, b.first_map[o])
                 pending.remove(o)
-        if root in pending:
+        _store_views(b, views, pending)
+        if root in pending or any(o in pending and views[o][0] is root for o in views):
             raise Unfusable(f"output '{root.name}' cannot be written by its own domain")
         phases.append(Phase(b.mode, b.domain, b.lines))
     return Kernel(phases, sorted(b.pointers), b.ints, b.strides, b.inputs, b.outputs,
