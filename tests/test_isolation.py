@@ -32,7 +32,7 @@ from passnet.evaluation.sandbox import (
     worker_env,
 )
 from passnet.evaluation.worker import WorkerRequest
-from passnet.integrity.runtime import child_pids
+from passnet.integrity.process_probes import child_pids
 
 ROOT = Path(__file__).resolve().parents[1]
 

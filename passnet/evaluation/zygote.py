@@ -36,13 +36,12 @@ from typing import Any, NoReturn
 from passnet.evaluation.lifetime import Guardian, die_with_parent, set_dumpable, set_name
 from passnet.evaluation.sandbox import apply_limits
 from passnet.evaluation.worker import preload, serve
+from passnet.integrity.process_probes import native_threads
 
 
 def threads() -> int:
-    try:
-        return len(os.listdir("/proc/self/task"))
-    except OSError:
-        return 1  # no /proc: nothing to check
+    """Native threads of this process; 1 without ``/proc`` (nothing to check there)."""
+    return max(native_threads(), 1)
 
 
 def _unsafe_to_fork() -> str:

@@ -22,7 +22,6 @@ The static policy reads a pass; these guards watch it run. One ``Runtime`` per w
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import functools
 import importlib
 import os
@@ -41,6 +40,12 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from passnet.core.results import Finding
 from passnet.integrity.device_work import DeviceWork, timed_wait
+from passnet.integrity.process_probes import (
+    child_pids,
+    l2_persisting_limit,
+    native_threads,
+    set_l2_persisting_limit,
+)
 
 ALLOC = frozenset(
     "empty empty_like empty_strided new_empty new_empty_strided zeros zeros_like ones ones_like "
@@ -62,7 +67,6 @@ WATCHED_MODULES = (
 _SKIP_FRAMES = (str(Path(torch.__file__).parent) + os.sep, str(Path(__file__).parent) + os.sep,
                 contextlib.__file__)  # fmt: skip
 _MAX_FINDINGS = 40
-_CUDA_LIMIT_PERSISTING_L2 = 0x06
 
 
 def _try_import(name: str) -> Any:
@@ -453,48 +457,3 @@ def _warm_thread_pools(device: torch.device) -> None:
 def _dynamo_frames() -> int:
     utils = sys.modules.get("torch._dynamo.utils")  # never imported just to look
     return int(sum(utils.counters["frames"].values())) if utils is not None else 0
-
-
-def native_threads() -> int:
-    try:
-        return len(os.listdir("/proc/self/task"))
-    except OSError:
-        return -1
-
-
-def child_pids() -> list[int]:
-    pids: list[int] = []
-    try:
-        for tid in os.listdir("/proc/self/task"):
-            with open(f"/proc/self/task/{tid}/children") as f:
-                pids += [int(p) for p in f.read().split()]
-    except OSError:
-        pass
-    return pids
-
-
-@functools.cache
-def _cudart() -> Any:
-    try:
-        with open("/proc/self/maps") as f:
-            paths = {line.split()[-1] for line in f if "libcudart.so" in line}
-        return ctypes.CDLL(sorted(paths)[0]) if paths else None
-    except (OSError, IndexError):
-        return None
-
-
-def l2_persisting_limit() -> int | None:
-    """cudaLimitPersistingL2CacheSize of the current device (None when unavailable)."""
-    lib = _cudart()
-    if lib is None:
-        return None
-    value = ctypes.c_size_t(0)
-    if lib.cudaDeviceGetLimit(ctypes.byref(value), _CUDA_LIMIT_PERSISTING_L2) != 0:
-        return None
-    return int(value.value)
-
-
-def set_l2_persisting_limit(nbytes: int) -> None:
-    lib = _cudart()
-    if lib is not None:
-        lib.cudaDeviceSetLimit(_CUDA_LIMIT_PERSISTING_L2, ctypes.c_size_t(nbytes))
