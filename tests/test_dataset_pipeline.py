@@ -351,6 +351,21 @@ def test_family_from_corpus_metadata(
     assert family_of(tmp_path, folder) == family
 
 
+def test_a_linked_sample_is_named_by_its_own_folder(tmp_path: Path) -> None:
+    """scripts/corpus_subset.py links samples as LIBRARY__NAME: a timm sample without a model
+    name got the family "timm" from the link's name."""
+    from passnet.dataset.families import family_of
+
+    own = tmp_path / "timm" / "selecsls60.in1k"
+    own.mkdir(parents=True)
+    (own / "graph_net.json").write_text(json.dumps({"source": "timm"}))
+    link = tmp_path / "pick" / "timm__selecsls60.in1k"
+    link.parent.mkdir()
+    link.symlink_to(own, target_is_directory=True)
+    assert family_of(link, "pick/timm__selecsls60.in1k") == "selecsls"
+    assert family_of(own, "timm/selecsls60.in1k") == "selecsls"
+
+
 def test_rejections_are_counted_by_class(dataset: Path) -> None:
     from passnet.dataset.catalog import Catalog
     from passnet.dataset.export import reason_class, stats

@@ -6,7 +6,8 @@ In order: the Hugging Face model type among the sample's hub tags (``graph_net.j
 ``original_tag``; library, language and task tags skipped), the architecture in a class-like
 model name (``...Swinv2ForImage...``), the Hugging Face base-model attribute that model.py's
 argument names start with (``L_self_modules_vit_modules_...``: the model's ``vit``), then the
-model's own name (the last part of ``model_name`` or of the folder), without version digits,
+model's own name (the last part of ``model_name`` or of the folder, the linked folder's own
+name where ``folder`` is a link), without version digits,
 suffixes and the collection prefixes of mmpose, NeMo and timm (``pose_``, ``stt_en_``,
 ``legacy_``). GraphNet's placeholder name ``NO_VALID_MATCH_FOUND`` is no name.
 """
@@ -105,4 +106,6 @@ def family_of(folder: Path, name: str) -> str:
         return _from_name(model_name)
     if meta.get("source") == "huggingface_hub" and (family := _from_code(folder)):
         return family
+    if folder.is_symlink():  # a selection links samples under other names: use the sample's own
+        name = folder.resolve().name
     return _from_name(model_name or name)
