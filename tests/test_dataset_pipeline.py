@@ -99,6 +99,32 @@ def test_import_through_a_symlinked_folder(tmp_path: Path) -> None:
     assert report.by_status.get("ok", 0) >= 1 and not report.failures, report.failures
 
 
+def test_a_rerun_of_import_refreshes_families_and_tasks_use_them(
+    tmp_path: Path, dataset: Path
+) -> None:
+    """Families are metadata: a rerun of import rewrites them for samples already imported
+    (no revalidation), and tasks read each model's family as it is now, not the copy a
+    subgraph took when it was cut."""
+    root = tmp_path / "ds"
+    pipeline.import_graphs(root, [fx(MLP_IRIS)])
+    with Catalog(root) as cat:
+        (name,) = [r["name"] for r in cat.rows("SELECT name FROM models")]
+        right = cat.one("SELECT family FROM models WHERE name = ?", (name,))["family"]
+        cat.db.execute("UPDATE models SET family = 'wrong' WHERE name = ?", (name,))
+    again = pipeline.import_graphs(root, [fx(MLP_IRIS)])
+    assert again.skipped_done == 1
+    with Catalog(root) as cat:
+        assert cat.one("SELECT family FROM models WHERE name = ?", (name,))["family"] == right
+    with Catalog(dataset) as cat:
+        cat.db.execute("UPDATE models SET family = 'renamed' WHERE name = 'test/net-a'")
+        try:
+            families = {v["family"] for t in T.group_tasks(cat, ("fusible",)) for v in t.variants
+                        if v["model"] == "test/net-a"}  # fmt: skip
+        finally:
+            cat.db.execute("UPDATE models SET family = 'net' WHERE name = 'test/net-a'")
+    assert families == {"renamed"}
+
+
 def test_a_sample_our_tracer_cannot_trace_is_a_tracer_limit_not_invalid(tmp_path: Path) -> None:
     """A sample that runs eagerly but that PassNet's FX tracer cannot trace (here: control flow
     on a value; GAE and bloom failed on aten.sym_size.int) is not an invalid sample: its

@@ -214,6 +214,9 @@ def import_graphs(
             rel = folder.relative_to(top.parent).as_posix()
             name = rel
             names[str(folder)] = name
+            fam = family or family_of(folder, rel)  # refreshed on every run, imported or not
+            cat.upsert("models", {"name": name, "library": "graphnet", "family": fam,
+                                  "domain": "unknown", "origin": str(folder)})  # fmt: skip
             if cat.capture_done(name, "imported", retry_failed):
                 report.skipped_done += 1
                 before = cat.one("SELECT status, reason FROM captures WHERE model = ? AND "
@@ -222,9 +225,6 @@ def import_graphs(
                     report.failures.append(f"{folder}: failed before: {before['reason']} "
                                            "(--retry-failed tries again)")  # fmt: skip
                 continue
-            fam = family or family_of(folder, rel)
-            cat.upsert("models", {"name": name, "library": "graphnet", "family": fam,
-                                  "domain": "unknown", "origin": str(folder)})  # fmt: skip
             jobs.append((str(folder), str(cat.root)))
         t0 = time.perf_counter()
         for job, result in run_jobs(import_job, jobs, workers, "import", console):

@@ -66,8 +66,10 @@ def group_tasks(
     """Tasks from the catalog's runnable variants (module docstring)."""
     marks = ",".join("?" for _ in kinds)
     rows = cat.rows(
-        "SELECT v.hash, v.dtype, v.bucket, v.subgraph, s.kind, s.pattern, s.model, s.family, s.ops "
+        "SELECT v.hash, v.dtype, v.bucket, v.subgraph, s.kind, s.pattern, s.model, "
+        "COALESCE(m.family, s.family) AS family, s.ops "  # the model's family as it is now
         "FROM variants v JOIN subgraphs s ON s.hash = v.subgraph "
+        "LEFT JOIN models m ON m.name = s.model "
         f"WHERE v.status = 'ok' AND s.kind IN ({marks}) ORDER BY s.model, v.subgraph, v.hash",
         kinds,
     )
