@@ -184,3 +184,48 @@ def test_ranges_that_read_a_tuple_hash_and_count(tmp_path: Path) -> None:
     spec = value_spec((torch.ones(2), 3))
     assert spec[0] == "seq" and spec[2] == ["scalar", "int", 3]
     KernelCounter(max_compiles=8)(view, 1, n)  # the prefix after the split: raised before
+
+
+def test_a_vmap_level_in_the_graph_is_never_cut_open(tmp_path: Path) -> None:
+    """Hugging Face masks built with vmap leave ``_vmap_increment_nesting`` .. ``decrement``
+    calls in Dynamo's graph (whisper-base in the GraphNet corpus). A prefix that ended between
+    them left the worker inside vmap, and 13 later graphs of that worker failed ("vmap: called
+    random operation while in randomness error mode"). Such ranges are neither counted nor
+    cut, and a level something leaves open is undone."""
+    from passnet.dataset.decompose import functorch_levels_restored
+    from passnet.graph.sample import TensorMeta, write_sample
+
+    code = (
+        "import torch\n\n\nclass GraphModule(torch.nn.Module):\n"
+        "    def forward(self, x, y):\n"
+        "        a = x * 2.0\n"
+        "        b = a + y\n"
+        "        lazy = torch._functorch.vmap.lazy_load_decompositions()\n"
+        "        nest = torch._C._functorch._vmap_increment_nesting(3, 'error')\n"
+        "        child = torch._C._functorch._add_batch_dim(torch.arange(3), 0, 1)\n"
+        "        batched = child * 2\n"
+        "        out = torch._C._functorch._remove_batch_dim(batched, 1, 3, 0)\n"
+        "        dec = torch._C._functorch._vmap_decrement_nesting()\n"
+        "        c = b.relu() * 3.0\n"
+        "        d = c + out.sum()\n"
+        "        return (d,)\n"
+    )
+    metas = [TensorMeta(name=n, shape=[4, 8], dtype="torch.float32", mean=0.0, std=1.0)
+             for n in ("x", "y")]  # fmt: skip
+    view = GraphView(write_sample(tmp_path / "vmap", code, metas, {}))
+    depth = torch._C._functorch.get_dynamic_layer_stack_depth()
+    ops = [o.rsplit(".", 1)[-1] for o in view.ops]
+    inc, dec = ops.index("_vmap_increment_nesting"), ops.index("_vmap_decrement_nesting")
+    assert view.balanced(0, inc) and view.balanced(0, len(ops)) and view.balanced(dec + 1, len(ops))
+    assert not view.balanced(0, inc + 1) and not view.balanced(inc + 1, dec + 2)
+    assert not view.cuttable(0, inc + 2)
+    counter = KernelCounter(max_compiles=40)
+    assert counter(view, 0, inc + 1) is None and counter.compiles == 0
+    ranges, _ = fusible_ranges(view, counter, window=len(ops))
+    assert all(view.balanced(r.start, r.end) for r in ranges)
+    assert torch._C._functorch.get_dynamic_layer_stack_depth() == depth
+    torch.randn(2)  # a random op works: no level left open
+    with functorch_levels_restored():
+        torch._C._functorch._vmap_increment_nesting(2, "error")
+    assert torch._C._functorch.get_dynamic_layer_stack_depth() == depth
+    torch.randn(2)

@@ -23,7 +23,8 @@ n-gram seen at least ``min_count`` times is taken, and the scan jumps past it.
 from __future__ import annotations
 
 import collections
-from collections.abc import Callable, Iterable
+import contextlib
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -73,6 +74,28 @@ def eager_kernel_ops(ops: Iterable[str]) -> int:
     return sum(1 for o in ops if short_op(o) not in EAGER_FREE_OPS)
 
 
+_NESTING = {"_vmap_increment_nesting": 1, "_vmap_decrement_nesting": -1,
+            "_grad_increment_nesting": 1, "_grad_decrement_nesting": -1,
+            "_jvp_increment_nesting": 1, "_jvp_decrement_nesting": -1}  # fmt: skip
+"""functorch's level calls as Dynamo writes them into graphs (Hugging Face's vmap-built
+attention masks): a range that opens a level without closing it leaves the process inside
+vmap, where every later random op fails."""
+
+
+@contextlib.contextmanager
+def functorch_levels_restored() -> Iterator[None]:
+    """Undo any functorch level that what runs inside leaves open (a cut of a graph between
+    its ``_vmap_increment_nesting`` and ``_vmap_decrement_nesting``), so one graph cannot
+    poison the worker for the next."""
+    functorch = torch._C._functorch
+    depth = functorch.get_dynamic_layer_stack_depth()
+    try:
+        yield
+    finally:
+        if functorch.get_dynamic_layer_stack_depth() != depth:
+            functorch.pop_dynamic_layer_stack_and_undo_to_depth(depth)
+
+
 class GraphView:
     """A traced sample with every intermediate value of one eager run (seed ``seed``)."""
 
@@ -82,9 +105,12 @@ class GraphView:
         self.nodes = [n for n in self.gm.graph.nodes if n.op in COMPUTE_OPS]
         self.ops = [op_name(n, self.gm) for n in self.nodes]
         self._order = {n: i for i, n in enumerate(self.gm.graph.nodes)}
+        self._depth = [0]  # functorch nesting depth before each op (and after the last)
+        for o in self.ops:
+            self._depth.append(self._depth[-1] + _NESTING.get(short_op(o), 0))
         interp = torch.fx.Interpreter(self.gm, garbage_collect_values=False)
         try:
-            with torch.no_grad():
+            with torch.no_grad(), functorch_levels_restored():
                 interp.run(*materialize(sample, seed=seed))
         except Exception as e:
             raise SampleError(sample.model_path, f"running the graph failed: {e}") from e
@@ -103,8 +129,17 @@ class GraphView:
         outputs = [n for n in chosen if any(u not in inside for u in n.users)] or [chosen[-1]]
         return chosen, inputs, outputs
 
+    def balanced(self, start: int, end: int) -> bool:
+        """The range opens and closes functorch levels in pairs and starts outside any (run
+        on its own, it leaves the process as it found it and sees no batched tensors)."""
+        depth = self._depth
+        return depth[start] == 0 and depth[end] == 0 and min(depth[start : end + 1]) == 0
+
     def cuttable(self, start: int, end: int) -> bool:
-        """Every value the range reads from outside is a tensor or an int/float/bool."""
+        """Balanced (``balanced``), and every value the range reads from outside is a tensor
+        or an int/float/bool."""
+        if not self.balanced(start, end):
+            return False
         _, inputs, outputs = self.boundary(start, end)
         ok = (torch.Tensor, int, float, bool)
         return all(isinstance(self.values.get(n), ok) for n in inputs) and all(
@@ -146,13 +181,16 @@ class KernelCounter:
         key = f"{self.device}:torch-{torch.__version__}:{view.range_hash(start, end)}"
         if key in self.cache:
             return self.cache[key]
+        if not view.balanced(start, end):  # compiling it would run an open vmap level
+            return None
         if not check:
             if self.compiles >= self.max_compiles:
                 raise BudgetExhausted
             self.compiles += 1
         try:
             gm, inputs = view.module(start, end)
-            value: int | None = count_kernels(gm, inputs, device=self.device).total
+            with functorch_levels_restored():
+                value: int | None = count_kernels(gm, inputs, device=self.device).total
         except KernelCountError:
             value = None
         self.cache[key] = value
