@@ -77,6 +77,12 @@ fi
 # $OUT/suite-gpu.tgz; the suite step below then measures the rebuilt suite instead of
 # examples/suite. REBUILD_BUDGET caps the seconds this call spends building.
 SUITE_DIR=${SUITE_DIR:-examples/suite}
+# SUITE_TGZ=examples/graphnet_suite.tgz: measure a packed suite (the 201-task GraphNet corpus
+# suite, docs/dataset.md 6d) instead: unpacked under /tmp, its folder becomes SUITE_DIR.
+if [ -n "${SUITE_TGZ:-}" ]; then
+  mkdir -p /tmp/suite-tgz && tar xzf "$SUITE_TGZ" -C /tmp/suite-tgz
+  SUITE_DIR=/tmp/suite-tgz/$(tar tzf "$SUITE_TGZ" | head -1 | cut -d/ -f1)
+fi
 if [ "${SUITE_REBUILD:-0}" = 1 ]; then
   WORK=/tmp/suite-work; mkdir -p "$WORK"
   if [ -n "${SUITE_WORK_IN:-}" ] && [ -f "$SUITE_WORK_IN" ]; then tar xzf "$SUITE_WORK_IN" -C "$WORK"; fi
