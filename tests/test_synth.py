@@ -140,6 +140,14 @@ class Activations(torch.nn.Module):
         return (torch.nn.functional.hardtanh(c * 3.0, 0.0, 6.0), a)
 
 
+class CnnGates(torch.nn.Module):
+    """MobileNetV3's hardsigmoid gate and a leaky ReLU (in place on its own product)."""
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> tuple:
+        g = x * torch.nn.functional.hardsigmoid(y)
+        return (torch.nn.functional.leaky_relu(g * 2.0, 0.2, inplace=True) + y,)
+
+
 class MaskedSoftmax(torch.nn.Module):
     def forward(self, scores: torch.Tensor, mask: torch.Tensor) -> tuple:
         p = torch.nn.functional.softmax(scores / 8.0 + mask, dim=-1)
@@ -203,6 +211,8 @@ def _inputs(module: torch.nn.Module, dtype: torch.dtype) -> list[torch.Tensor]:
         return [r(2, 5, 48), r(48)]
     if isinstance(module, Activations):
         return [r(3, 7, 16), r(7, 1)]
+    if isinstance(module, CnnGates):
+        return [r(2, 8, 5, 5) * 4, r(2, 8, 1, 1) * 4]
     if isinstance(module, Slices):
         return [r(2, 6, 40), r(40)]
     if isinstance(module, ExtendedMask):
@@ -222,9 +232,9 @@ def _inputs(module: torch.nn.Module, dtype: torch.dtype) -> list[torch.Tensor]:
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=["fp32", "bf16"])
 @pytest.mark.parametrize(
     "module", [RMSNorm(), Activations(), MaskedSoftmax(), TransposedInput(), Slices(),
-               LinearGelu(), NormLinear(), InplaceRelu(), ExtendedMask()],
+               LinearGelu(), NormLinear(), InplaceRelu(), ExtendedMask(), CnnGates()],
     ids=["rms_norm", "activations", "masked_softmax", "transposed_input", "slices",
-         "linear_gelu", "norm_linear", "inplace_relu", "extended_mask"])
+         "linear_gelu", "norm_linear", "inplace_relu", "extended_mask", "cnn_gates"])
 def test_ops_outside_the_suite(tmp_path: Path, module: torch.nn.Module, dtype: torch.dtype) -> None:
     args = _inputs(module, dtype)
     group = select(trace_graph(module, args))

@@ -159,6 +159,18 @@ def _special(key: str, node: Node, rank: int) -> Op | str | None:  # noqa: C901 
         lo, hi = (0.0, 6.0) if six else (b["min_val"], b["max_val"])
         attrs = {"min": float(lo), "max": float(hi)} | ({"inplace": True} if b["inplace"] else {})
         return Op("pw", "clamp", [b["input"]], attrs)
+    if key == _F + "hardsigmoid":  # MobileNetV3's squeeze-excitation gate
+        b = _bind(node, ["input", "inplace"], {"inplace": False})
+        if b is None or not isinstance(b["inplace"], bool):
+            return "hardsigmoid with unexpected arguments"
+        return Op("pw", "hardsigmoid", [b["input"]], {"inplace": True} if b["inplace"] else {})
+    if key == _F + "leaky_relu":
+        b = _bind(node, ["input", "negative_slope", "inplace"],
+                  {"negative_slope": 0.01, "inplace": False})  # fmt: skip
+        if b is None or not _number(b["negative_slope"]) or not isinstance(b["inplace"], bool):
+            return "leaky_relu with unexpected arguments"
+        attrs = {"slope": float(b["negative_slope"])} | ({"inplace": True} if b["inplace"] else {})
+        return Op("pw", "leaky_relu", [b["input"]], attrs)
     if key in ("torch.clamp", "Tensor.clamp", "torch.clip", "Tensor.clip"):
         b = _bind(node, ["input", "min", "max"], {"min": None, "max": None})
         if b is None or not all(v is None or _number(v) for v in (b["min"], b["max"])):
