@@ -139,7 +139,9 @@ def _pointwise(key: str, node: Node) -> Op | str | None:
     return Op("pw", name, [b["input"]], {"inplace": True} if b["inplace"] else {})
 
 
-def _special(key: str, node: Node, rank: int) -> Op | str | None:  # noqa: C901 - a table
+def _activation(key: str, node: Node) -> Op | str | None:
+    """Pointwise functions with literals: pow, gelu, hardtanh/relu6, hardsigmoid, leaky_relu,
+    clamp; None for any other call."""
     if key in ("operator.pow", "torch.pow", "Tensor.pow"):
         b = _bind(node, ["input", "exponent"], {})
         if b is None or not isinstance(b["input"], Node) or not _number(b["exponent"]):
@@ -176,6 +178,12 @@ def _special(key: str, node: Node, rank: int) -> Op | str | None:  # noqa: C901 
         if b is None or not all(v is None or _number(v) for v in (b["min"], b["max"])):
             return "clamp with tensor bounds"
         return Op("pw", "clamp", [b["input"]], {"min": b["min"], "max": b["max"]})
+    return None
+
+
+def _special(key: str, node: Node, rank: int) -> Op | str | None:  # noqa: C901 - a table
+    if (act := _activation(key, node)) is not None:
+        return act
     if key in _CASTS:
         return (
             Op("cast", "cast", [node.args[0]], {"dtype": _CASTS[key]})
