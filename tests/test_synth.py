@@ -148,6 +148,15 @@ class CnnGates(torch.nn.Module):
         return (torch.nn.functional.leaky_relu(g * 2.0, 0.2, inplace=True) + y,)
 
 
+class ShapesOfOthers(torch.nn.Module):
+    """``expand_as`` and ``reshape_as``: a view to another tensor's shape (torch_geometric,
+    transformers embeddings), which the kernel reads as index arithmetic, never as data."""
+
+    def forward(self, x: torch.Tensor, b: torch.Tensor, like: torch.Tensor) -> tuple:
+        y = x * 2.0 + b.expand_as(x)
+        return ((y.relu() + 1.0).reshape_as(like),)
+
+
 class MaskedSoftmax(torch.nn.Module):
     def forward(self, scores: torch.Tensor, mask: torch.Tensor) -> tuple:
         p = torch.nn.functional.softmax(scores / 8.0 + mask, dim=-1)
@@ -211,6 +220,8 @@ def _inputs(module: torch.nn.Module, dtype: torch.dtype) -> list[torch.Tensor]:
         return [r(2, 5, 48), r(48)]
     if isinstance(module, Activations):
         return [r(3, 7, 16), r(7, 1)]
+    if isinstance(module, ShapesOfOthers):
+        return [r(2, 6, 8), r(1, 6, 1), r(12, 8)]
     if isinstance(module, CnnGates):
         return [r(2, 8, 5, 5) * 4, r(2, 8, 1, 1) * 4]
     if isinstance(module, Slices):
@@ -232,9 +243,11 @@ def _inputs(module: torch.nn.Module, dtype: torch.dtype) -> list[torch.Tensor]:
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=["fp32", "bf16"])
 @pytest.mark.parametrize(
     "module", [RMSNorm(), Activations(), MaskedSoftmax(), TransposedInput(), Slices(),
-               LinearGelu(), NormLinear(), InplaceRelu(), ExtendedMask(), CnnGates()],
+               LinearGelu(), NormLinear(), InplaceRelu(), ExtendedMask(), CnnGates(),
+               ShapesOfOthers()],
     ids=["rms_norm", "activations", "masked_softmax", "transposed_input", "slices",
-         "linear_gelu", "norm_linear", "inplace_relu", "extended_mask", "cnn_gates"])
+         "linear_gelu", "norm_linear", "inplace_relu", "extended_mask", "cnn_gates",
+         "shapes_of_others"])
 def test_ops_outside_the_suite(tmp_path: Path, module: torch.nn.Module, dtype: torch.dtype) -> None:
     args = _inputs(module, dtype)
     group = select(trace_graph(module, args))

@@ -332,6 +332,12 @@ def _view(key: str, node: Node, rank: int) -> Op | str | None:
         return Op(name, name, [b["input"]], {"dim": b["dim"] % out_rank})
     if key == "operator.getitem":
         return _getitem(node, rank)
+    if key in ("Tensor.reshape_as", "Tensor.view_as", "Tensor.expand_as"):
+        b = _bind(node, ["input", "other"], {})
+        if b is None or not isinstance(b["other"], Node):
+            return f"{key.split('.')[-1]} without a tensor"
+        kind = "expand" if key.endswith("expand_as") else "reshape"
+        return Op(kind, kind, [b["input"]], {"like": b["other"]})  # the other's shape only
     if key == "Tensor.expand":
         sizes = _varargs(node)
         if sizes is None or len(sizes) < rank:

@@ -106,6 +106,23 @@ def _expand(shapes: Shapes, src: list[Dim], sizes: list[int]) -> list[Dim]:
     return out
 
 
+def _expand_like(shapes: Shapes, src: list[Dim], like: list[Dim]) -> list[Dim]:
+    """``expand_as``: the other tensor's dims, where each of ``src``'s is equal or 1."""
+    if len(like) < len(src):
+        raise Unfusable("expand_as to fewer dims")
+    out = list(like[: len(like) - len(src)])
+    for d, t in zip(src, like[len(like) - len(src) :], strict=True):
+        if shapes.equal(d, t):
+            out.append(d)
+        elif d.all_one():
+            if d.literal is None:
+                shapes.guard(f"{d.expr} == 1")
+            out.append(t)
+        else:
+            raise Unfusable("expand_as of a dim that is not 1")
+    return out
+
+
 def atom(expr: str) -> str:
     """``expr`` safe to use as an operand of ``*`` (``a // b`` binds like ``*``)."""
     simple = expr.replace("_", "").replace("[", "").replace("]", "").isalnum()
@@ -191,6 +208,11 @@ def _reshape(shapes: Shapes, src: list[Dim], op: Op) -> list[Dim]:
         if not src:
             return [lit(1, n)]
         return src[:start] + [prod(src[start : end + 1], n)] + src[end + 1 :]
+    if "like" in op.attrs:  # reshape_as / view_as: the other tensor's shape
+        like = shapes.dims[op.attrs["like"]]
+        if not shapes.equal(prod(src, n), prod(like, n)):
+            raise Unfusable("reshape_as to a shape of another size")
+        return list(like)
     wanted = op.attrs["shape"]
     known = [lit(v, n) for v in wanted if v != -1]
     if wanted.count(-1) > 1:
@@ -293,6 +315,8 @@ def infer_node(shapes: Shapes, node: Node, op: Op) -> list[Dim]:
         return _getitem(shapes, x, op.attrs["index"])
     if kind == "cat":
         return _cat(shapes, op)
+    if kind == "expand" and "like" in op.attrs:
+        return _expand_like(shapes, x, shapes.dims[op.attrs["like"]])
     if kind == "expand":
         return _expand(shapes, x, op.attrs["sizes"])
     if kind == "unsqueeze":
