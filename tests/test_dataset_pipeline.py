@@ -413,3 +413,28 @@ def test_graph_folders_are_found_through_linked_folders(tmp_path: Path) -> None:
     (tree / "iris").symlink_to(fx(MLP_IRIS), target_is_directory=True)
     (tree / "loop").symlink_to(tmp_path / "chosen", target_is_directory=True)  # no endless walk
     assert pipeline.find_graph_folders(tmp_path / "chosen") == [tree / "iris"]
+
+
+def test_corpus_subset_takes_each_family_once_and_leaves_out_big_samples(tmp_path: Path) -> None:
+    """scripts/corpus_subset.py: per (library, family) at most --per-family samples, samples
+    above --max-elements left out, links named LIBRARY__NAME."""
+    import subprocess
+    import sys
+
+    root = tmp_path / "samples"
+    for lib, name, shape in [("timm", "resnet18.a1", "[4, 4]"), ("timm", "resnet50.a1", "[4, 4]"),
+                             ("timm", "vit_base.b1", "[4, 4]"), ("timm", "vit_huge.b1", "[4000, 4000]"),
+                             ("mmseg", "unet", "[2]")]:  # fmt: skip
+        d = root / lib / name
+        d.mkdir(parents=True)
+        (d / "model.py").write_text("")
+        (d / "graph_net.json").write_text(json.dumps({"source": lib}))
+        (d / "weight_meta.py").write_text(f"class W:\n    name = 'w'\n    shape = {shape}\n")
+    out = tmp_path / "pick"
+    script = Path(__file__).resolve().parents[1] / "scripts" / "corpus_subset.py"
+    subprocess.run([sys.executable, str(script), str(root), str(out), "--per-family", "1",
+                    "--max-elements", "1000000"], check=True, capture_output=True, timeout=120)  # fmt: skip
+    links = sorted(p.name for p in out.iterdir())
+    assert len(links) == 3 and "mmseg__unet" in links and "timm__vit_base.b1" in links
+    assert sum(n.startswith("timm__resnet") for n in links) == 1
+    assert all((out / n).is_symlink() for n in links)

@@ -65,3 +65,31 @@ def test_profile_script_reports_both_sides_per_variant(tmp_path: Path) -> None:
         assert first[side]["sync_us"] > 0 and first[side]["host_issue_us"] > 0
         assert "device_us" not in first[side]
     assert first["speedup"] > 0
+
+
+def test_first_call_profile_and_eval_latency_scripts(tmp_path: Path) -> None:
+    """scripts/profile_first_call.py and scripts/bench_eval_latency.py (issue 14's GPU
+    diagnostics) on CPU: the pass matches, the steps are timed and the profile printed; the
+    repeated evaluations are all correct and recorded."""
+    import subprocess
+    import sys
+
+    folder = LIBRARY / "fusible_batch_norm_relu_9cfe87c2"
+    task = ROOT / "examples" / "suite" / folder.name
+    out = subprocess.run([sys.executable, str(ROOT / "scripts" / "profile_first_call.py"),
+                          str(task), "--pass-dir", str(folder / "pass"), "--top", "5"],
+                         check=True, capture_output=True, text=True, cwd=ROOT, timeout=300)  # fmt: skip
+    assert "1 matches" in out.stdout and "first call" in out.stdout, out.stdout
+    assert "Ordered by: cumulative time" in out.stdout
+    one = tmp_path / "one"
+    one.mkdir()
+    (one / "graph_list.txt").write_text(
+        (task / "graph_list.txt").read_text().splitlines()[0] + "\n")
+    (one / "graphs").symlink_to(task / "graphs", target_is_directory=True)
+    report = tmp_path / "latency.json"
+    subprocess.run([sys.executable, str(ROOT / "scripts" / "bench_eval_latency.py"), str(one),
+                    "--pass-dir", str(folder / "pass"), "--repeat", "2", "--json", str(report)],
+                   check=True, capture_output=True, cwd=ROOT, timeout=600)  # fmt: skip
+    data = json.loads(report.read_text())
+    assert [c["call"] for c in data["calls"]] == [1, 2] and data["variants"] == 1
+    assert all(c["statuses"] == {"ok": 1} and c["wall_s"] > 0 for c in data["calls"])
