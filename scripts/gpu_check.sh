@@ -2,7 +2,8 @@
 # Everything that needs the GPU machine, in one call: GPU tests, call-path overheads, and the
 # bundled example under eager, Inductor and the bundled pass (direct and Dynamo call paths), and
 # the bundled suite (or one rebuilt here: SUITE_REBUILD=1). EXAMPLE_BENCH=0, GPU_TESTS=0 and
-# SUITE_BENCH=0 skip a part; THROUGHPUT=1 adds the evaluator-throughput comparison, PROFILE=1
+# SUITE_BENCH=0 skip a part; THROUGHPUT=1 adds the evaluator-throughput comparison, LATENCY=1
+# repeated evaluations in one process, PROFILE=1
 # the per-variant host/device profile of the synthesised passes, P3=1 the suite measured twice.
 # Expects the wheels of packages missing there in .whl/ (see docs/benchmarks.md); writes to $OUT.
 set -uo pipefail
@@ -42,6 +43,12 @@ if [ "${THROUGHPUT:-0}" = 1 ]; then
     done
   done 2>&1 | tee "$OUT/throughput.txt"
   tar czf "$OUT/throughput.tgz" "$OUT"/tp_*.json && rm -f "$OUT"/tp_*.json
+fi
+# LATENCY=1: issue 14's P2 as an agent or RL loop sees it: the same pass evaluated 4 times in
+# one process (the fork server's zygote started once), one worker per variant.
+if [ "${LATENCY:-0}" = 1 ]; then
+  python3 scripts/bench_eval_latency.py "$TASK" --pass-dir "$PASS" --device cuda --repeat 4 \
+    --json "$OUT/p2_inprocess.json" 2>&1 | tail -6 | tee "$OUT/latency.txt"
 fi
 # PROFILE=1: host and device time of eager and each synthesised pass, per variant
 # (scripts/profile_pass.py): the kept library and the passes rejected on 2026-12-04 (mostly
