@@ -141,11 +141,13 @@ class Activations(torch.nn.Module):
 
 
 class CnnGates(torch.nn.Module):
-    """MobileNetV3's hardsigmoid gate and a leaky ReLU (in place on its own product)."""
+    """MobileNetV3's hardsigmoid gate and hardswish, and a leaky ReLU (in place on its own
+    product)."""
 
     def forward(self, x: torch.Tensor, y: torch.Tensor) -> tuple:
         g = x * torch.nn.functional.hardsigmoid(y)
-        return (torch.nn.functional.leaky_relu(g * 2.0, 0.2, inplace=True) + y,)
+        h = torch.nn.functional.leaky_relu(g * 2.0, 0.2, inplace=True) + y
+        return (torch.nn.functional.hardswish(h - 1.0),)
 
 
 class ShapesOfOthers(torch.nn.Module):

@@ -78,6 +78,8 @@ def pointwise(b: Builder, op: Op, args: list[str]) -> str:
         return _pow(b, a, op.attrs["exponent"])
     if name == "hardsigmoid":  # as CUDA computes it: min(max(x + 3, 0), 6) * (1 / 6)
         return b.let(f"tl.minimum(tl.maximum({a} + 3.0, 0.0), 6.0) * {1.0 / 6.0!r}")
+    if name == "hardswish":  # as CUDA computes it: x * min(max(x + 3, 0), 6) * (1 / 6)
+        return b.let(f"{a} * tl.minimum(tl.maximum({a} + 3.0, 0.0), 6.0) * {1.0 / 6.0!r}")
     if name == "leaky_relu":
         return b.let(f"tl.where({a} > 0.0, {a}, {a} * {op.attrs['slope']!r})")
     if name == "masked_fill":  # the mask is a flag (1.0 / 0.0) or any tensor read as bool

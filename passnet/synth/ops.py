@@ -140,8 +140,8 @@ def _pointwise(key: str, node: Node) -> Op | str | None:
 
 
 def _activation(key: str, node: Node) -> Op | str | None:
-    """Pointwise functions with literals: pow, gelu, hardtanh/relu6, hardsigmoid, leaky_relu,
-    clamp; None for any other call."""
+    """Pointwise functions with literals: pow, gelu, hardtanh/relu6, hardsigmoid/hardswish,
+    leaky_relu, clamp; None for any other call."""
     if key in ("operator.pow", "torch.pow", "Tensor.pow"):
         b = _bind(node, ["input", "exponent"], {})
         if b is None or not isinstance(b["input"], Node) or not _number(b["exponent"]):
@@ -161,11 +161,12 @@ def _activation(key: str, node: Node) -> Op | str | None:
         lo, hi = (0.0, 6.0) if six else (b["min_val"], b["max_val"])
         attrs = {"min": float(lo), "max": float(hi)} | ({"inplace": True} if b["inplace"] else {})
         return Op("pw", "clamp", [b["input"]], attrs)
-    if key == _F + "hardsigmoid":  # MobileNetV3's squeeze-excitation gate
+    if key in (_F + "hardsigmoid", _F + "hardswish"):  # MobileNetV3's gate and activation
+        name = key.rsplit(".", 1)[-1]
         b = _bind(node, ["input", "inplace"], {"inplace": False})
         if b is None or not isinstance(b["inplace"], bool):
-            return "hardsigmoid with unexpected arguments"
-        return Op("pw", "hardsigmoid", [b["input"]], {"inplace": True} if b["inplace"] else {})
+            return f"{name} with unexpected arguments"
+        return Op("pw", name, [b["input"]], {"inplace": True} if b["inplace"] else {})
     if key == _F + "leaky_relu":
         b = _bind(node, ["input", "negative_slope", "inplace"],
                   {"negative_slope": 0.01, "inplace": False})  # fmt: skip
