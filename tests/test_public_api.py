@@ -53,3 +53,9 @@ def test_a_relative_pass_folder_is_found_from_the_callers_folder(
     one = dataclasses.replace(task, variants=task.variants[:1])
     result = passnet.evaluate(one, spec, warmup=1, trials=4, rounds=1, max_reruns=0)
     assert all(v.status is Status.OK for v in result.variants), result.variants[0].error
+    from passnet.core.results import Parameters
+    from passnet.evaluation.evaluator import evaluate_variant  # the bench's executors' entry
+
+    params = Parameters(warmup=1, trials=4, rounds=1, max_reruns=0)
+    direct = evaluate_variant(task.variants[0], spec, parameters=params)
+    assert direct.status is Status.OK, direct.error

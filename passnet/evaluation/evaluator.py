@@ -120,6 +120,14 @@ def _policy_of(pass_dir: str, content: str) -> tuple:
     return tuple(check_pass_dir(pass_dir))
 
 
+def _absolute(candidate: CandidateSpec) -> CandidateSpec:
+    """The candidate with its pass folder resolved where the caller stands: workers run in a
+    private folder, where a relative path would name nothing."""
+    if not candidate.pass_dir or Path(candidate.pass_dir).is_absolute():
+        return candidate
+    return candidate.model_copy(update={"pass_dir": str(Path(candidate.pass_dir).resolve())})
+
+
 def evaluate_variant(
     variant: Variant,
     candidate: CandidateSpec,
@@ -134,6 +142,7 @@ def evaluate_variant(
     candidate's faults (they come back as the result's status). A pass folder that fails the
     static policy is rejected here without a worker (the worker enforces it again)."""
     params = parameters or Parameters()
+    candidate = _absolute(candidate)
     if memory_limit == -1:
         memory_limit = default_memory_limit(device)
     runs_pass = kind_of(candidate).runs_pass_code
@@ -214,11 +223,7 @@ def evaluate_task(
         raise ValueError(f"prepare_ahead must be at least 1, got {prepare_ahead}")
     if not isinstance(task, Task):
         task = load_task(task)
-    if candidate.pass_dir and not Path(candidate.pass_dir).is_absolute():
-        # workers run in a private folder: a relative path would name nothing there
-        candidate = candidate.model_copy(
-            update={"pass_dir": str(Path(candidate.pass_dir).resolve())}
-        )
+    candidate = _absolute(candidate)
     t0 = time.perf_counter()
     results: list[VariantResult] = []
 
