@@ -47,6 +47,17 @@ def _cut(tmp: Path, name: str, dtypes: tuple[str, ...], literal: str | None = No
     return write_task(tmp / name, picked, name=name).path
 
 
+def one_rule_pass(tmp_path: Path, source: str, rule: str = "synth_test_0") -> Path:
+    """``source`` (a generated rule module) as an upstream-format pass folder of that one
+    rule, checked by the static policy like any submitted pass."""
+    pass_dir = tmp_path / "pass"
+    pass_dir.mkdir()
+    (pass_dir / f"{rule}.py").write_text(source)
+    (pass_dir / "sorted_output_pass_rule_names.json").write_text(json.dumps([rule]))
+    assert check_pass_dir(pass_dir) == []
+    return pass_dir
+
+
 FAMILIES = [  # task, dtypes of the cut, what it covers
     ("fusible_add_mul_type_as_0a2515f8", ("float32", "bfloat16"), "pointwise, scalar, type_as"),
     ("fusible_mul_add_445849cd", ("float16",), "pointwise with [C] weight and bias"),
@@ -255,12 +266,8 @@ def test_ops_outside_the_suite(tmp_path: Path, module: torch.nn.Module, dtype: t
     group = select(trace_graph(module, args))
     assert isinstance(group, Group), group
     kernel = analyse([group])
-    pass_dir = tmp_path / "pass"
-    pass_dir.mkdir()
     source = module_source("test", "synth_test_0", kernel, group.source, len(group.inputs))
-    (pass_dir / "synth_test_0.py").write_text(source)
-    (pass_dir / "sorted_output_pass_rule_names.json").write_text('["synth_test_0"]')
-    assert check_pass_dir(pass_dir) == []
+    pass_dir = one_rule_pass(tmp_path, source)
     gm = to_fx(module)
     report = apply_passes(gm, load_pass_dir(pass_dir))
     assert report.total == 1
@@ -306,10 +313,7 @@ def test_a_scalar_constant_that_rounds_to_infinity_is_written_as_one(tmp_path: P
     assert isinstance(group, Group), group
     source = module_source("test", "synth_test_0", analyse([group]), group.source, 1)
     assert "float('inf')" in source
-    pass_dir = tmp_path / "pass"
-    pass_dir.mkdir()
-    (pass_dir / "synth_test_0.py").write_text(source)
-    (pass_dir / "sorted_output_pass_rule_names.json").write_text('["synth_test_0"]')
+    pass_dir = one_rule_pass(tmp_path, source)
     gm = to_fx(module)
     assert apply_passes(gm, load_pass_dir(pass_dir)).total == 1
     with torch.no_grad():

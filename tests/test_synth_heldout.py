@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 import torch
+from test_synth import one_rule_pass
 
 from passnet.core.results import Parameters
 from passnet.dataset.task import load_task, write_task
 from passnet.graph.sample import load_sample
-from passnet.integrity.policy import check_pass_dir
 from passnet.passes.loader import load_pass_dir
 from passnet.passes.matcher import apply_passes, to_fx
 from passnet.scores.compare import compare_outputs
@@ -123,14 +123,9 @@ def _inputs(module: torch.nn.Module, dtype: torch.dtype) -> list[torch.Tensor]:
 def _synthesise(tmp_path: Path, module: torch.nn.Module, args: list[torch.Tensor]) -> Path:
     group = select(trace_graph(module, args))
     assert isinstance(group, Group), group
-    pass_dir = tmp_path / "pass"
-    pass_dir.mkdir()
     source = module_source("test", "synth_test_0", analyse([group]), group.source,
                            len(group.inputs))  # fmt: skip
-    (pass_dir / "synth_test_0.py").write_text(source)
-    (pass_dir / "sorted_output_pass_rule_names.json").write_text('["synth_test_0"]')
-    assert check_pass_dir(pass_dir) == []
-    return pass_dir
+    return one_rule_pass(tmp_path, source)
 
 
 @pytest.mark.skipif(not INTERPRETED, reason="runs Triton kernels in process: TRITON_INTERPRET=1")

@@ -13,6 +13,7 @@ from types import SimpleNamespace
 
 import pytest
 import torch
+from test_synth import one_rule_pass
 
 from passnet.dataset.task import load_task, write_task
 from passnet.graph.sample import load_sample
@@ -55,10 +56,7 @@ def test_every_shape_is_correct(tmp_path: Path, module: torch.nn.Module, tuning:
     source = module_source("t", "synth_t_0", analyse([group]), group.source,
                            len(group.inputs), tuning)  # fmt: skip
     assert f"num_warps={tuning.num_warps}" in source and "is_cuda" not in source
-    pass_dir = tmp_path / "pass"
-    pass_dir.mkdir()
-    (pass_dir / "synth_t_0.py").write_text(source)
-    (pass_dir / "sorted_output_pass_rule_names.json").write_text('["synth_t_0"]')
+    pass_dir = one_rule_pass(tmp_path, source, "synth_t_0")
     gm = to_fx(module)
     assert apply_passes(gm, load_pass_dir(pass_dir)).total == 1
     with torch.no_grad():
