@@ -89,37 +89,31 @@ def _cat(shapes: Shapes, op: Op) -> list[Dim]:
 def _expand(shapes: Shapes, src: list[Dim], sizes: list[int]) -> list[Dim]:
     """New leading dims take their literal size; -1 keeps a dim; a size-1 dim broadcasts."""
     new = len(sizes) - len(src)
-    out = [lit(v, shapes.n) for v in sizes[:new]]
     if any(v < 0 for v in sizes[:new]):
         raise Unfusable("expand with -1 for a new dim")
-    for d, v in zip(src, sizes[new:], strict=True):
-        if v == -1 or (d.literal == v):
-            out.append(d)
-        elif d.all_one():
-            if d.literal is None:
-                shapes.guard(f"{d.expr} == 1")
-            out.append(lit(v, shapes.n))
-        elif shapes.equal(d, lit(v, shapes.n)):
-            out.append(d)
-        else:
-            raise Unfusable("expand of a dim that is not 1")
-    return out
+    target = [lit(v, shapes.n) for v in sizes[:new]]
+    target += [d if v == -1 else lit(v, shapes.n) for d, v in zip(src, sizes[new:], strict=True)]
+    return _expand_to(shapes, src, target, "expand")
 
 
-def _expand_like(shapes: Shapes, src: list[Dim], like: list[Dim]) -> list[Dim]:
-    """``expand_as``: the other tensor's dims, where each of ``src``'s is equal or 1."""
-    if len(like) < len(src):
-        raise Unfusable("expand_as to fewer dims")
-    out = list(like[: len(like) - len(src)])
-    for d, t in zip(src, like[len(like) - len(src) :], strict=True):
-        if shapes.equal(d, t):
+def _expand_to(shapes: Shapes, src: list[Dim], target: list[Dim], what: str) -> list[Dim]:
+    """``src`` broadcast to ``target`` (``expand`` or ``expand_as``): new leading dims are the
+    target's, a dim equal to the target's stays, a size-1 dim takes the target's."""
+    new = len(target) - len(src)
+    if new < 0:
+        raise Unfusable(f"{what} to fewer dims")
+    out = list(target[:new])
+    for d, t in zip(src, target[new:], strict=True):
+        if t is d or (d.literal is not None and d.literal == t.literal):
             out.append(d)
         elif d.all_one():
             if d.literal is None:
                 shapes.guard(f"{d.expr} == 1")
             out.append(t)
+        elif shapes.equal(d, t):
+            out.append(d)
         else:
-            raise Unfusable("expand_as of a dim that is not 1")
+            raise Unfusable(f"{what} of a dim that is not 1")
     return out
 
 
@@ -316,7 +310,7 @@ def infer_node(shapes: Shapes, node: Node, op: Op) -> list[Dim]:
     if kind == "cat":
         return _cat(shapes, op)
     if kind == "expand" and "like" in op.attrs:
-        return _expand_like(shapes, x, shapes.dims[op.attrs["like"]])
+        return _expand_to(shapes, x, shapes.dims[op.attrs["like"]], "expand_as")
     if kind == "expand":
         return _expand(shapes, x, op.attrs["sizes"])
     if kind == "unsqueeze":
