@@ -1,8 +1,10 @@
-"""The per-device timing lock: one timed phase at a time per device, across processes.
+"""The per-device lock: one timed phase at a time per device, across processes, and no
+preparation on the device while one times.
 
-Workers prepare in parallel and take turns only to time (passnet.evaluation.device_lock).
-The end-to-end test holds the CPU's lock in this process and watches a real worker block on
-it in the kernel's lock table (/proc/locks), so it does not depend on how fast the worker is.
+Workers prepare in parallel (the lock shared) and take turns to time (exclusive)
+(passnet.evaluation.device_lock). The end-to-end tests hold the CPU's lock in this process
+and watch a real worker block on it in the kernel's lock table (/proc/locks), so they do not
+depend on how fast the worker is.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -31,11 +34,29 @@ FAST = Parameters(warmup=1, trials=3, rounds=1, max_reruns=0, timeout_s=300)
 CPU = torch.device("cpu")
 
 
-def _blocked_on(path: Path) -> bool:
-    """Whether some process waits for the flock on ``path`` (a '->' line in /proc/locks)."""
+def _blocked_on(path: Path, mode: str = "") -> bool:
+    """Whether some process waits for the flock on ``path`` (a '->' line in /proc/locks),
+    for a ``mode`` of READ (shared) or WRITE (exclusive) when given."""
     inode = f":{os.stat(path).st_ino} "
     with open("/proc/locks") as f:
-        return any("->" in line and inode in line + " " for line in f)
+        return any("->" in line and inode in line + " " and mode in line.split() + [""]
+                   for line in f)  # fmt: skip
+
+
+def _granted_within(lock: DeviceLock, seconds: float, *, shared: bool = False) -> bool:
+    """Ask for ``lock`` in a thread; whether it was granted within ``seconds`` (the thread
+    keeps waiting otherwise and holds the lock once granted)."""
+    t = threading.Thread(target=lock.acquire_shared if shared else lock.acquire, daemon=True)
+    t.start()
+    t.join(timeout=seconds)
+    return not t.is_alive()
+
+
+def _wait_for(condition: Callable[[], bool], seconds: float = 10) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out waiting for the lock"
+        time.sleep(0.02)
 
 
 def test_cpu_key_names_the_host_not_the_process() -> None:
@@ -56,6 +77,42 @@ def test_second_holder_waits_until_release(tmp_path: Path) -> None:
     assert waited and waited[0] >= 0.25
     second.close()
     first.close()
+
+
+def test_preparers_share_and_a_timer_excludes_them(tmp_path: Path) -> None:
+    prep1, prep2, timer = (DeviceLock(tmp_path, CPU) for _ in range(3))
+    assert _granted_within(prep1, 5, shared=True) and _granted_within(prep2, 5, shared=True)
+    assert not _granted_within(timer, 0.3), "a timing started while others prepared"
+    prep1.release()
+    prep2.release()
+    _wait_for(lambda: timer.held == "exclusive")
+    assert not _granted_within(prep1, 0.3, shared=True), "preparation ran during a timing"
+    timer.release()
+    _wait_for(lambda: prep1.held == "shared")
+    for lock in (prep1, prep2, timer):
+        lock.close()
+
+
+def test_a_waiting_timer_goes_before_new_preparers(tmp_path: Path) -> None:
+    prep, timer, late = (DeviceLock(tmp_path, CPU) for _ in range(3))
+    prep.acquire_shared()
+    assert not _granted_within(timer, 0.3)  # waits for the preparer, holding the gate
+    assert not _granted_within(late, 0.3, shared=True), "a new preparer overtook the timer"
+    prep.release()
+    _wait_for(lambda: timer.held == "exclusive")
+    assert late.held is None, "the late preparer was granted before the waiting timer"
+    timer.release()
+    _wait_for(lambda: late.held == "shared")
+    for lock in (prep, timer, late):
+        lock.close()
+
+
+def test_lock_is_not_reentrant(tmp_path: Path) -> None:
+    lock = DeviceLock(tmp_path, CPU)
+    lock.acquire_shared()
+    with pytest.raises(RuntimeError, match="already held shared"):
+        lock.acquire()
+    lock.close()
 
 
 def test_lock_of_a_killed_holder_is_released(tmp_path: Path) -> None:
@@ -84,13 +141,17 @@ def test_lock_of_a_killed_holder_is_released(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(not Path("/proc/locks").exists(), reason="needs Linux /proc/locks")
-def test_worker_times_only_while_holding_the_device_lock(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(("held_as", "worker_asks"), [("exclusive", "READ"), ("shared", "WRITE")])
+def test_worker_prepares_beside_preparers_and_times_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, held_as: str, worker_asks: str
 ) -> None:
+    """Lock held exclusive (another worker times): the worker's preparation waits (it asks
+    for a shared hold). Held shared (another worker prepares): the worker prepares beside it
+    and waits only to time (it asks for the exclusive hold)."""
     monkeypatch.setenv("PASSNET_LOCK_DIR", str(tmp_path))
     variant = load_task(TASK).variants[0]
     held = DeviceLock(tmp_path, CPU)
-    held.acquire()
+    held.acquire() if held_as == "exclusive" else held.acquire_shared()
     out: list = []
     t = threading.Thread(
         target=lambda: out.append(
@@ -101,8 +162,9 @@ def test_worker_times_only_while_holding_the_device_lock(
     deadline = time.monotonic() + 240
     while not _blocked_on(held.path):
         assert t.is_alive(), f"the worker finished without waiting: {out}"
-        assert time.monotonic() < deadline, "the worker never asked for the timing lock"
+        assert time.monotonic() < deadline, "the worker never asked for the device lock"
         time.sleep(0.05)
+    assert _blocked_on(held.path, worker_asks), f"the worker did not ask {worker_asks}"
     time.sleep(0.5)
     held.release()
     t.join(timeout=240)

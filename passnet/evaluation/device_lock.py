@@ -1,11 +1,19 @@
-"""One timed phase at a time per device, across every process of this host.
+"""One timed phase at a time per device, and no preparation on it while one times.
 
 Workers prepare in parallel (load, match and rewrite, compile, correctness trials, ghost
-check, Inductor's compile); only the timed phase holds its device's lock, an exclusive
-``flock`` on one file per device. So two timings never overlap on a GPU, whether they come
-from one ``passnet bench`` with several workers per device or from two commands started side
-by side, and a lock held by a worker that dies is released by the kernel with its last
-descriptor.
+check, Inductor's compile) and take turns to time: a reader-writer lock per device across
+every process of this host. A worker holds it *shared* while its preparation runs work on
+the device, and *exclusive* while it times, so two timings never overlap on a device and no
+other worker's correctness trials, CUDA context creation or kernel loads share the GPU with
+a timing (on a GPU, work of another process is time-sliced with the timed stream: the
+timed calls then wait for the other context, a bias the lock removes). This holds whether
+the workers come from one ``passnet bench`` with several workers per device or from two
+commands started side by side, and a lock held by a worker that dies is released by the
+kernel with its last descriptor.
+
+The lock is two ``flock``s: the device's file (shared or exclusive) and a gate beside it that
+every acquirer passes through and a waiting timer holds, so a stream of preparers, each
+holding the lock shared for a moment, cannot starve a timer (writer preference).
 
 The file is named by what the device is, not by how this process numbers it: a GPU by its
 UUID (``CUDA_VISIBLE_DEVICES`` renumbers GPUs per process), the CPU by the host. The folder is
@@ -54,32 +62,53 @@ def device_key(device: torch.device) -> str:
 
 
 class DeviceLock:
-    """The timing lock of one device; ``acquire`` blocks and returns the seconds it waited."""
+    """The lock of one device: ``acquire`` (exclusive, to time) and ``acquire_shared`` (to
+    prepare) block and return the seconds waited; ``release`` drops either. Not re-entrant:
+    release a shared hold before asking for the exclusive one."""
 
     def __init__(self, folder: str | Path, device: torch.device) -> None:
         key = device_key(device)
         safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in key)[:80]
         digest = hashlib.sha256(key.encode()).hexdigest()[:8]
         self.path = Path(folder) / f"timing-{safe}-{digest}.lock"
+        self.gate_path = self.path.with_suffix(".gate")
         self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
         self._fd: int | None = os.open(self.path, flags, 0o600)
-        self.held = False
+        self._gate: int | None = os.open(self.gate_path, flags, 0o600)
+        self.held: str | None = None  # "exclusive", "shared" or None
+
+    def _take(self, mode: int, name: str) -> float:
+        fd, gate = self._fd, self._gate
+        if fd is None or gate is None:
+            raise RuntimeError(f"{self.path}: lock already closed")
+        if self.held:
+            raise RuntimeError(f"{self.path}: already held {self.held}")
+        t0 = time.perf_counter()
+        fcntl.flock(gate, fcntl.LOCK_EX)  # behind any timer already waiting
+        try:
+            fcntl.flock(fd, mode)
+        finally:
+            fcntl.flock(gate, fcntl.LOCK_UN)
+        self.held = name
+        return time.perf_counter() - t0
 
     def acquire(self) -> float:
-        if self._fd is None:
-            raise RuntimeError(f"{self.path}: lock already closed")
-        t0 = time.perf_counter()
-        fcntl.flock(self._fd, fcntl.LOCK_EX)
-        self.held = True
-        return time.perf_counter() - t0
+        """Exclusive: no other timing and no preparation on the device until ``release``."""
+        return self._take(fcntl.LOCK_EX, "exclusive")
+
+    def acquire_shared(self) -> float:
+        """Shared with other preparers; waits while a timer holds or awaits the lock."""
+        return self._take(fcntl.LOCK_SH, "shared")
 
     def release(self) -> None:
         if self._fd is not None and self.held:
             fcntl.flock(self._fd, fcntl.LOCK_UN)
-            self.held = False
+            self.held = None
 
     def close(self) -> None:
-        if self._fd is not None:
-            os.close(self._fd)  # releases the lock too
-            self._fd, self.held = None, False
+        for fd in (self._fd, self._gate):
+            if fd is not None:
+                os.close(fd)  # releases the lock too
+        self._fd = self._gate = None
+        self.held = None

@@ -72,8 +72,10 @@ class VariantRun(TimingPhase):
             self._interpreter_timing()
         self.rt: Runtime | None = None
         self.own: list[Finding] = []  # findings of the worker itself (policy, null kernel)
-        # Opened before any pass code runs; held only around the timed phase (device_lock).
+        # Opened before any pass code runs: held shared while preparing, exclusive to time.
         self.timing_lock = DeviceLock(req.lock_dir, device) if req.lock_dir else None
+        self._sharing = 0  # depth of nested preparing() blocks
+        self.lock_wait = 0.0  # seconds waited for the device's lock (phase_seconds.wait)
         self.checker: checks.CandidateChecker | None = None
         self.trials: list[checks.Trial] = []
         self.ref_mutates = False  # does the reference itself write into its inputs (x += y)?
@@ -113,6 +115,8 @@ class VariantRun(TimingPhase):
 
     def fail(self, status: Status, message: str) -> dict[str, Any]:
         """The result of a failed variant; evidence of an exploit overrides the status."""
+        if self.lock_wait >= 0.01 and "wait" not in self.result.phase_seconds:
+            self.result.phase_seconds["wait"] = self.lock_wait  # a real wait, not the syscall
         self.phase("failed")
         self.result.integrity = self.findings()
         fatal = self.rt.fatal() if self.rt is not None else []
@@ -129,10 +133,9 @@ class VariantRun(TimingPhase):
         stats.install()  # before any pass code: the integrity snapshot sees the hook as given
         stopped: Failed | None = None
         try:
-            self.setup()
-            self.build()
-            self.correctness()
-            self.ghost()
+            for step in (self.setup, self.build, self.correctness, self.ghost):
+                with self.preparing():
+                    step()
             self.timing()
         except Failed as stop:
             stopped = stop

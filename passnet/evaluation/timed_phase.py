@@ -9,6 +9,8 @@ calls dropped from the statistics, and the per-call times and speedups recorded.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import torch
@@ -46,8 +48,46 @@ class TimingPhase:
 
     # -- timing ----------------------------------------------------------------------------
 
+    @contextmanager
+    def preparing(self) -> Iterator[None]:
+        """Device work outside the timed phase: the device's lock held shared, so it never
+        runs while another worker times (``passnet.evaluation.device_lock``)."""
+        lock = self.timing_lock
+        if lock is None or self._sharing:
+            self._sharing += 1
+            try:
+                yield
+            finally:
+                self._sharing -= 1
+            return
+        self.waited(lock.acquire_shared())
+        self._sharing = 1
+        try:
+            yield
+        finally:
+            self._sharing = 0
+            lock.release()
+
+    def waited(self, seconds: float) -> None:
+        """Time spent waiting for the device's lock: charged to ``wait`` (recorded just before
+        ``timing``, or before ``failed``), not to the phase that waited."""
+        self.lock_wait += seconds
+        self.clock += seconds
+
     def timing(self) -> None:
         """Time every side with checked calls hidden at secret positions, then re-check."""
+        with self.preparing():
+            sides, before = self.timing_sides()
+        timings, overhead = self.measure(sides)
+        with self.preparing():
+            self.after_timing(timings, before)
+        self.record(timings, overhead)
+        self.result.phase_seconds["wait"] = self.lock_wait
+        self.phase("timing")
+
+    def timing_sides(self) -> tuple[list[Side], list]:
+        """The timed sides (checked calls hidden at secret positions on the candidate's) and
+        the candidate's inputs as they were before timing."""
         params = self.params
         self.per_run = params.warmup + block_calls(params.trials, params.rounds)
         self.positions, keep = frozenset(), frozenset()
@@ -80,10 +120,7 @@ class TimingPhase:
         self.calls = 1
         if params.call_path == "cudagraph":
             sides = self.graph_sides(sides)
-        timings, overhead = self.measure(sides)
-        self.after_timing(timings, before)
-        self.record(timings, overhead)
-        self.phase("timing")
+        return sides, before
 
     def timed_check(self, args: tuple) -> Any:
         """A checked call at a secret timed position: fresh values in the timing inputs, the
@@ -164,10 +201,8 @@ class TimingPhase:
     def measure(self, sides: list[Side]) -> tuple[dict, dict]:
         """The sides and the call-path probe, timed while holding the device's timing lock."""
         params = self.params
-        if self.timing_lock is not None:  # no other timing on this device until release
-            waited = self.timing_lock.acquire()
-            self.result.phase_seconds["wait"] = waited
-            self.clock += waited  # not charged to timing
+        if self.timing_lock is not None:  # nothing else on this device until release
+            self.waited(self.timing_lock.acquire())
         try:
             with torch.no_grad():
                 timings = measure(
