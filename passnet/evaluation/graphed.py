@@ -59,6 +59,8 @@ class GraphedCall:
                     for _ in range(calls):
                         self.out = fn(*args)
         except Exception as exc:  # noqa: BLE001 - any capture failure is the callable's
+            # PyTorch leaves its default CUDA generator marked as capturing after a failed
+            # capture; inputs are drawn from CPU generators (graph.sample), so none depends on it.
             torch.cuda.synchronize(device)
             raise CaptureError(
                 f"cannot be captured in a CUDA graph: {type(exc).__name__}: {exc}"
