@@ -18,7 +18,7 @@ import torch
 from passnet.agent.trajectory import AttemptRecord
 from passnet.core.results import Parameters
 from passnet.dataset.task import load_task, write_task
-from passnet.graph.sample import load_sample
+from passnet.graph.sample import load_module, load_sample
 from passnet.integrity.policy import check_pass_dir
 from passnet.passes.loader import load_pass_dir
 from passnet.passes.matcher import apply_passes, to_fx
@@ -117,10 +117,41 @@ def test_copies_eager_never_makes_are_nothing_to_fuse(tmp_path: Path) -> None:
     sdpa = "fusible_scaled_dot_product_attention_reshape_transpose_contiguous_a2d67a8d"
     r = synthesize_task(SUITE / sdpa, tmp_path, verify=False)
     assert r.status == "skipped" and "at most one op eager runs as a kernel" in r.reason
-    # under --keep correct a correct copy pass is still worth submitting (it scores s, not b)
+    # under --keep correct a correct pass is still worth submitting (it scores s, not b)
     task = _cut(tmp_path / "cut", "fusible_contiguous_reshape_7b1ac56d", ("float32",))
     r = synthesize_task(task, tmp_path / "correct", parameters=FAST, keep="correct")
     assert r.status == "written" and r.keep == "correct", r.reason
+
+
+@pytest.mark.skipif(not INTERPRETED, reason="runs Triton kernels in process: TRITON_INTERPRET=1")
+def test_outputs_eager_returns_as_views_are_views(tmp_path: Path) -> None:
+    """The alias path (synth/alias.py): ``contiguous().reshape().contiguous()`` of a contiguous
+    input is a view in eager, so the replacement returns a view and launches nothing; of a
+    strided input eager copies, and so does the kernel."""
+    name = "fusible_contiguous_reshape_7b1ac56d"
+    task = _cut(tmp_path / "cut", name, ("float32",))
+    r = synthesize_task(task, tmp_path / "out", parameters=FAST, keep="correct")
+    assert r.status == "written", r.reason
+    assert r.verification is not None and r.verification["task_correct"]
+    source = next((tmp_path / "out" / name / "pass").glob("synth_*.py")).read_text()
+    assert ".is_contiguous():" in source
+    fn = load_pass_dir(one_rule_pass(tmp_path, source)).rules[0].replacement
+    sample = load_sample(load_task(task).variants[0].path)
+    module, shape = load_module(sample), sample.metas[0].shape
+
+    def eager(x: torch.Tensor) -> torch.Tensor:
+        out = module(x)
+        return out[0] if isinstance(out, (tuple, list)) else out
+
+    x = torch.randn(shape)
+    out = fn(x)
+    assert out.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()  # a view
+    torch.testing.assert_close(out, eager(x), rtol=0, atol=0)
+    strided = torch.randn(*shape[:2], shape[3], shape[2]).transpose(2, 3)
+    assert not strided.is_contiguous()
+    out = fn(strided)
+    assert out.untyped_storage().data_ptr() != strided.untyped_storage().data_ptr()  # a copy
+    torch.testing.assert_close(out, eager(strided), rtol=0, atol=0)
 
 
 def test_a_task_it_cannot_fuse_is_skipped_without_a_pass_folder(tmp_path: Path) -> None:

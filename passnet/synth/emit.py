@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from passnet.synth.alias import alias_lines
 from passnet.synth.kernel import Kernel
 from passnet.synth.shapes import atom, prod
 
@@ -183,6 +184,8 @@ def _wrapper_source(
     if shapes.guards:
         lines.append("    if not (" + "\n            and ".join(shapes.guards) + "):")
         lines.append(f'        raise ValueError("{fname}: shapes outside those generated for")')
+    if k.aliases:
+        lines += alias_lines(k.aliases)
     strided = sorted({j for j, _ in k.strides.values()})
     lines += [f"    t{j} = in{j}.stride()" for j in strided]
     outs = []

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from torch.fx import Node
 
+from passnet.synth.alias import Step, input_chains
 from passnet.synth.lower import Builder, Map
 from passnet.synth.ops import ROW_OPS
 from passnet.synth.shapes import Dim, Shapes, Unfusable
@@ -41,6 +42,7 @@ class Kernel:
     shapes: Shapes
     ops: list[str] = field(default_factory=list)  # op names, for the docstring
     dots: bool = False  # a phase uses tl.dot: BLOCK_M and BLOCK_N are at least 16
+    aliases: list[tuple[int, list[Step]]] | None = None  # outputs as views of inputs (alias.py)
 
 
 def _count(dims: list[Dim], k: int) -> int:
@@ -196,4 +198,4 @@ def build(b: Builder, store_views: bool = False) -> Kernel:
             raise Unfusable(f"output '{root.name}' cannot be written by its own domain")
         phases.append(Phase(b.mode, b.domain, b.lines))
     return Kernel(phases, sorted(b.pointers), b.ints, b.strides, b.inputs, b.outputs,
-                  b.shapes, [b.ops[n].name for n in b.nodes], b.dots)  # fmt: skip
+                  b.shapes, [b.ops[n].name for n in b.nodes], b.dots, input_chains(b))  # fmt: skip
