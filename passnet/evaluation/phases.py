@@ -133,9 +133,12 @@ class VariantRun(TimingPhase):
         stats.install()  # before any pass code: the integrity snapshot sees the hook as given
         stopped: Failed | None = None
         try:
-            for step in (self.setup, self.build, self.correctness, self.ghost):
-                with self.preparing():
-                    step()
+            with self.preparing():  # CUDA context, modules and inputs onto the device
+                self.setup()
+            self.build()  # loading and matching: host work
+            self.correctness()
+            with self.preparing():
+                self.ghost()
             self.timing()
         except Failed as stop:
             stopped = stop
@@ -232,7 +235,11 @@ class VariantRun(TimingPhase):
         req = self.req
         for k in range(2 + max(0, self.params.fresh_trials)):
             seed = (req.seed, req.recheck_seed)[k] if k < 2 else secrets.randbits(31)
-            self.trial(k, self.cand_inputs if k == 0 else self.fresh(seed))
+            if k == 0:  # the first call compiles (Triton, Inductor): not under the device lock
+                self.trial(k, self.cand_inputs)
+                continue
+            with self.preparing():
+                self.trial(k, self.fresh(seed))
         self.phase("correctness")
 
     def trial(self, k: int, inputs: list) -> None:

@@ -51,7 +51,10 @@ class TimingPhase:
     @contextmanager
     def preparing(self) -> Iterator[None]:
         """Device work outside the timed phase: the device's lock held shared, so it never
-        runs while another worker times (``passnet.evaluation.device_lock``)."""
+        runs while another worker times (``passnet.evaluation.device_lock``). Held around
+        short device work only (loading, a correctness trial, the ghost replay), never around
+        a compile (a first call, Inductor's baseline): a timer waits for every shared hold to
+        end, and holds of seconds would queue every worker behind each timing."""
         lock = self.timing_lock
         if lock is None or self._sharing:
             self._sharing += 1
@@ -76,8 +79,7 @@ class TimingPhase:
 
     def timing(self) -> None:
         """Time every side with checked calls hidden at secret positions, then re-check."""
-        with self.preparing():
-            sides, before = self.timing_sides()
+        sides, before = self.timing_sides()
         timings, overhead = self.measure(sides)
         with self.preparing():
             self.after_timing(timings, before)
@@ -100,7 +102,7 @@ class TimingPhase:
                 params.warmup, self.per_run, n_check, 3, longest
             )
             if not self.ref_mutates:
-                with torch.no_grad():
+                with self.preparing(), torch.no_grad():
                     self.expected = self.ref_module.forward(*checks.clone_tree(self.cand_inputs))
         check = self.timed_check if self.checker is not None else None
         self.cand_side = checks.TimedSampler(
@@ -114,12 +116,14 @@ class TimingPhase:
             ),  # fmt: skip
             Side("candidate", self.cand_side, self.cand_inputs),
         ]
-        before = checks.clone_tree(self.cand_inputs)
+        with self.preparing():
+            before = checks.clone_tree(self.cand_inputs)
         if self.req.with_inductor and self.spec.kind != "inductor":
-            self.add_inductor(sides)
+            self.add_inductor(sides)  # compiles: not under the device lock
         self.calls = 1
         if params.call_path == "cudagraph":
-            sides = self.graph_sides(sides)
+            with self.preparing():
+                sides = self.graph_sides(sides)
         return sides, before
 
     def timed_check(self, args: tuple) -> Any:

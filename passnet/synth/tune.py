@@ -78,10 +78,12 @@ def _variant_sides(task: Task, emitted: dict[int, Path], device: torch.device, s
 
 
 @contextmanager
-def _device_lock(device: torch.device, *, shared: bool = False) -> Iterator[None]:
-    """The device's lock as the evaluator's workers hold it: exclusive around the search's
-    timings, shared around its other device work, so tasks synthesised in parallel
-    (``synthesize_tasks``) compile side by side but never run while another one times."""
+def _timing_lock(device: torch.device) -> Iterator[None]:
+    """The device's lock held exclusive around the search's timings, as the evaluator's
+    workers time: tasks synthesised in parallel (``synthesize_tasks``) compile side by side
+    but never time at once, and no worker prepares on the device meanwhile. The search's
+    other device work (one call per config and variant, each compiling its kernel first) takes
+    no shared hold: compiles of seconds under it would queue every timing behind them."""
     from passnet.evaluation import device_lock
 
     if not device_lock.enabled():
@@ -89,7 +91,7 @@ def _device_lock(device: torch.device, *, shared: bool = False) -> Iterator[None
         return
     lock = device_lock.DeviceLock(device_lock.lock_dir(), device)
     try:
-        lock.acquire_shared() if shared else lock.acquire()
+        lock.acquire()
         yield
     finally:
         lock.close()
@@ -115,14 +117,13 @@ def tune(
         for i, cfg in enumerate(configs):
             emitted[i] = Path(tmp) / f"c{i}"
             write_pass_dir(emitted[i], emit(cfg))
-        with _device_lock(dev, shared=True):
-            per_variant, failed = _variant_sides(task, emitted, dev, strict_t)
+        per_variant, failed = _variant_sides(task, emitted, dev, strict_t)
         alive = [i for i in range(len(configs)) if i not in failed]
         logs: dict[int, float] = dict.fromkeys(alive, 0.0)
         if alive:
             from passnet.evaluation.timing import Side
 
-            with _device_lock(dev):
+            with _timing_lock(dev):
                 for inputs, fns in per_variant:
                     sides = [Side(str(i), fns[i], inputs) for i in alive]
                     with torch.no_grad():
