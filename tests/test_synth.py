@@ -154,6 +154,19 @@ def test_outputs_eager_returns_as_views_are_views(tmp_path: Path) -> None:
     torch.testing.assert_close(out, eager(strided), rtol=0, atol=0)
 
 
+def test_a_view_of_an_eager_ops_output_passes_the_ghost_check(tmp_path: Path) -> None:
+    """segformer's one-head attention: ``transpose(1, 2)`` of a size-1 dim keeps the SDPA
+    output contiguous, so the alias path returns a view and launches nothing. The SDPA before
+    it is the graph's own eager op; the ghost check judges the replacement call (a view of its
+    argument), not the graph's outputs, which it once flagged as computed out of sight."""
+    name = "fusible_scaled_dot_product_attention_reshape_transpose_contiguous_a2d67a8d"
+    variant = SUITE / name / "graphs" / "bfloat16" / "1_segformer_b3_6138e70d"
+    task = write_task(tmp_path / name, [variant], name=name).path
+    r = synthesize_task(task, tmp_path / "out", parameters=FAST, keep="correct")
+    assert r.status == "written", r.reason
+    assert r.verification is not None and r.verification["task_correct"], r.verification
+
+
 def test_a_task_it_cannot_fuse_is_skipped_without_a_pass_folder(tmp_path: Path) -> None:
     """An attention task: SDPA is no template, and the head reshapes around it leave at most
     one op that eager runs as a kernel."""

@@ -218,11 +218,16 @@ class CandidateChecker:
         if launches == 0:
             # No visible kernel: fine for outputs that are views of inputs or constant fills;
             # anything else was computed where no guard looks (native code, a raw launcher).
-            aliased = alias_map(out, replay)
-            hidden = [j for j, t in enumerate(leaves(out)) if isinstance(t, torch.Tensor)
-                      and j not in aliased and t.numel() > 1 and not _constant(t)]  # fmt: skip
+            # Judged per replacement call where the guard wrapped them (the graph's eager ops
+            # around a replacement compute its own outputs in plain sight), else per graph.
+            if rt.guarded_calls:
+                hidden = [f"{name}'s output(s) {idx}" for name, o, args in rt.unlaunched
+                          if (idx := _unexplained(o, list(leaves(args))))]  # fmt: skip
+            else:
+                idx = _unexplained(out, replay)
+                hidden = [f"output(s) {idx}"] if idx else []
             if hidden:
-                rt.add("ghost-kernel", f"output(s) {hidden} computed with no Triton launch and "
+                rt.add("ghost-kernel", f"{'; '.join(hidden)} computed with no Triton launch and "
                        "no torch op the guard saw (native code or a raw kernel launcher)")  # fmt: skip
             else:
                 rt.add(
@@ -234,6 +239,13 @@ class CandidateChecker:
         if all(same(a, b) for a, b in zip(leaves(out), leaves(normal), strict=False)):
             rt.add("ghost-kernel", f"outputs unchanged with all {launches} Triton launch(es) "
                    "turned into no-ops: the kernels do not produce the result")  # fmt: skip
+
+
+def _unexplained(out: Any, inputs: list[Any]) -> list[int]:
+    """Output leaves that are neither views of ``inputs`` nor constant fills (nor scalars)."""
+    aliased = alias_map(out, inputs)
+    return [j for j, t in enumerate(leaves(out)) if isinstance(t, torch.Tensor)
+            and j not in aliased and t.numel() > 1 and not _constant(t)]  # fmt: skip
 
 
 class TimedSampler:

@@ -184,6 +184,9 @@ class Runtime:
         self.launches = 0
         self.fresh: set[int | None] = set()
         self.current = ""
+        self.guarded_calls = 0  # replacement calls in this call scope
+        self.unlaunched: list[tuple[str, Any, tuple]] = []  # ghost: (name, out, args) of calls
+        # that launched no Triton kernel (checks.CandidateChecker.ghost)
         self.device_work = DeviceWork()  # the side-stream check's strikes (device_work.py)
         self._seen: set[tuple[str, str]] = set()
         self._watch: list[tuple[Any, str, Any, Any]] = []
@@ -238,12 +241,17 @@ class Runtime:
             disabled = getattr(config, "disable", True)
             if config is not None:
                 config.disable = True
+            before = rt.launches
             try:
                 with _ComputeGuard(rt), _HostReadGuard(rt):
-                    return target(*args, **kwargs)
+                    out = target(*args, **kwargs)
             finally:
                 if config is not None:
                     config.disable = disabled
+            rt.guarded_calls += 1
+            if rt.ghost and rt.launches == before:
+                rt.unlaunched.append((name, out, args))
+            return out
 
         guarded.__name__ = guarded.__qualname__ = f"guarded_{name}"
         return guarded
@@ -251,6 +259,7 @@ class Runtime:
     @contextlib.contextmanager
     def call_scope(self, fill: bool = True, ghost: bool = False) -> Iterator[None]:
         self.fill, self.ghost, self.launches = fill, ghost, 0
+        self.guarded_calls, self.unlaunched = 0, []
         self.fresh.clear()
         try:
             yield
