@@ -50,28 +50,6 @@ if [ "${LATENCY:-0}" = 1 ]; then
   python3 scripts/bench_eval_latency.py "$TASK" --pass-dir "$PASS" --device cuda --repeat 4 \
     --json "$OUT/p2_inprocess.json" 2>&1 | tail -6 | tee "$OUT/latency.txt"
 fi
-# PROFILE=1: host and device time of eager and each synthesised pass, per variant
-# (scripts/profile_pass.py): the kept library and the passes rejected on 2026-12-04 (mostly
-# "no win"), to tell host overhead from kernel time. PROFILE_GRAPH narrows the variants.
-if [ "${PROFILE:-0}" = 1 ]; then
-  mkdir -p "$OUT/profile"
-  for d in examples/synth_passes/*/ docs/results/h200-2026-12-04-synth/rejected/*/; do
-    t=$(basename "$d")
-    python3 scripts/profile_pass.py "examples/suite/$t" --pass-dir "$d/pass" --device cuda \
-      --graph "${PROFILE_GRAPH:-*}" --json "$OUT/profile/$t.json" > /dev/null 2>"$OUT/profile/$t.err" \
-      && rm -f "$OUT/profile/$t.err"
-    python3 - "$OUT/profile/$t.json" <<'EOF2' 2>/dev/null
-import json, sys
-d = json.load(open(sys.argv[1]))
-for v in d["variants"]:
-    if "pass" in v:
-        e, p = v["eager"], v["pass"]
-        print(f"{d['task'][:50]:50} {v['graph'][-40:]:40} {v['speedup']:.3f}x host {e['host_issue_us']:.1f}/{p['host_issue_us']:.1f} "
-              f"device {e.get('device_us', 0):.1f}/{p.get('device_us', 0):.1f} kernels {e.get('kernels')}/{p.get('kernels')}")
-EOF2
-  done 2>&1 | tee "$OUT/profile.txt"
-  tar czf "$OUT/profile.tgz" -C "$OUT" profile && rm -rf "$OUT/profile"
-fi
 if [ "${GPU_TESTS:-1}" = 1 ]; then
   # Only the modules that hold GPU tests: others import clients (openai) the machine lacks.
   # shellcheck disable=SC2046
@@ -156,4 +134,29 @@ for cand, runs in by.items():
     print(f"{cand}: AS {a['AS']:.4f} / {b['AS']:.4f}, differ by {diff:.2%} "
           f"(done {a['done']}/{a['planned']}, {b['done']}/{b['planned']})")
 EOF2
+fi
+# PROFILE=1: host and device time of eager and each synthesised pass, per variant
+# (scripts/profile_pass.py), to tell host overhead from kernel time; run after the suite, so
+# PROFILE_DIRS can name the passes it synthesised (/tmp/passnet-suite/synth/*/<task>-<key>/);
+# default: the kept library and the passes rejected on 2026-12-04 (mostly "no win").
+# PROFILE_GRAPH narrows the variants.
+if [ "${PROFILE:-0}" = 1 ]; then
+  mkdir -p "$OUT/profile"
+  # shellcheck disable=SC2086
+  for d in ${PROFILE_DIRS:-examples/synth_passes/*/ docs/results/h200-2026-12-04-synth/rejected/*/}; do
+    t=$(basename "$d"); t=${t%%-*}
+    python3 scripts/profile_pass.py "examples/suite/$t" --pass-dir "$d/pass" --device cuda \
+      --graph "${PROFILE_GRAPH:-*}" --json "$OUT/profile/$t.json" > /dev/null 2>"$OUT/profile/$t.err" \
+      && rm -f "$OUT/profile/$t.err"
+    python3 - "$OUT/profile/$t.json" <<'EOF2' 2>/dev/null
+import json, sys
+d = json.load(open(sys.argv[1]))
+for v in d["variants"]:
+    if "pass" in v:
+        e, p = v["eager"], v["pass"]
+        print(f"{d['task'][:50]:50} {v['graph'][-40:]:40} {v['speedup']:.3f}x host {e['host_issue_us']:.1f}/{p['host_issue_us']:.1f} "
+              f"device {e.get('device_us', 0):.1f}/{p.get('device_us', 0):.1f} kernels {e.get('kernels')}/{p.get('kernels')}")
+EOF2
+  done 2>&1 | tee "$OUT/profile.txt"
+  tar czf "$OUT/profile.tgz" -C "$OUT" profile && rm -rf "$OUT/profile"
 fi
