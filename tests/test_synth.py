@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import tarfile
 from pathlib import Path
 
 import pytest
@@ -165,6 +166,29 @@ def test_a_view_of_an_eager_ops_output_passes_the_ghost_check(tmp_path: Path) ->
     r = synthesize_task(task, tmp_path / "out", parameters=FAST, keep="correct")
     assert r.status == "written", r.reason
     assert r.verification is not None and r.verification["task_correct"], r.verification
+
+
+def test_variants_whose_inputs_differ_in_rank_get_a_kernel_each(tmp_path: Path) -> None:
+    """A GraphNet corpus task (examples/graphnet_suite.tgz): ``x * w + b`` over [B, S, C] in
+    one model and [B, C] in another, one pattern. The rule holds a kernel per rank signature
+    behind a wrapper that picks one by the inputs' ranks (it was skipped: "another rank")."""
+    name = "fusible_mul_add_445849cd"
+    with tarfile.open(SUITE.parent / "graphnet_suite.tgz") as tar:
+        members = [m for m in tar.getmembers() if f"/{name}/" in m.name]
+        tar.extractall(tmp_path / "corpus", members=members, filter="data")
+    task = load_task(next((tmp_path / "corpus").glob(f"*/{name}")))
+    by_rank: dict[int, Path] = {}
+    for v in task.variants:
+        if v.dtype == "float32":
+            by_rank.setdefault(len(load_sample(v.path).metas[0].shape), v.path)
+    assert len(by_rank) >= 2, by_rank
+    cut = write_task(tmp_path / name, sorted(by_rank.values()), name=name).path
+    r = synthesize_task(cut, tmp_path / "out", parameters=FAST, keep="correct")
+    assert r.status == "written", r.reason
+    assert r.verification is not None and r.verification["task_correct"]
+    assert all(v["tightest_t"] <= STRICT_T for v in r.verification["variants"])
+    source = next((tmp_path / "out" / name / "pass").glob("synth_*.py")).read_text()
+    assert source.count("@cached\n@triton.jit") == len(by_rank) and "ranks == (" in source
 
 
 def test_a_task_it_cannot_fuse_is_skipped_without_a_pass_folder(tmp_path: Path) -> None:

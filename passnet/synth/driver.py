@@ -25,7 +25,7 @@ from passnet.dataset.task import GRAPH_LIST, Task, load_task
 from passnet.evaluation.candidates.synth import KEEP
 from passnet.passes.loader import write_pass_dir
 from passnet.synth.emit import Tuning, module_source
-from passnet.synth.graph import Group, analyse, select, trace_variant
+from passnet.synth.graph import Group, analyse, rank_of, select, trace_variant
 from passnet.synth.shapes import Unfusable
 
 STRICT_T = -4
@@ -89,7 +89,10 @@ def _rules(
     ordered = sorted(by_source.values(), key=lambda gs: -len(gs[0].nodes))
     out = []
     for k, gs in enumerate(ordered):
-        kernel = analyse(gs)
+        by_rank: dict[tuple[int, ...], list[Group]] = {}
+        for g in gs:  # a pattern whose inputs differ in rank between variants: a kernel each
+            by_rank.setdefault(tuple(rank_of(i) for i in g.inputs), []).append(g)
+        kernel = [analyse(sub) for sub in by_rank.values()] if len(by_rank) > 1 else analyse(gs)
         stem = f"synth_{_ident(task.name)}_{k}"
         out.append((stem, module_source(task.name, stem, kernel, gs[0].source,
                                         len(gs[0].inputs), tuning), gs))  # fmt: skip

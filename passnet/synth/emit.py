@@ -171,11 +171,12 @@ def _grid_lines(fname: str, k: Kernel, tuning: Tuning | None = None) -> list[str
 
 
 def _wrapper_source(
-    fname: str, kname: str, k: Kernel, n_inputs: int, args: list[str], tuning: Tuning | None
-) -> str:
+    fname: str, kname: str, k: Kernel, n_inputs: int, args: list[str], tuning: Tuning | None,
+    wrap: bool = True,
+) -> str:  # fmt: skip
     shapes = k.shapes
     inputs = [f"in{j}" for j in range(n_inputs)]
-    lines = [f"@torch.fx.wrap\ndef {fname}({', '.join(inputs)}):"]
+    lines = [("@torch.fx.wrap\n" if wrap else "") + f"def {fname}({', '.join(inputs)}):"]
     lines += [f"    s{j} = in{j}.shape" for j in range(n_inputs)]
     ranks = [f"len(s{j}) != {len(shapes.dims[node])}" for j, node in enumerate(k.inputs)]
     lines.append(f"    if {' or '.join(ranks)}:")
@@ -210,21 +211,47 @@ def _wrapper_source(
 
 
 def module_source(
-    task: str, fname: str, k: Kernel, pattern: str, n_inputs: int, tuning: Tuning | None = None
-) -> str:
-    """The whole rule module for pattern source ``pattern`` lowered to kernel ``k``."""
-    kname = f"_{fname}_kernel"
-    chain = " -> ".join(dict.fromkeys(k.ops))
-    title = f"{chain}: {len(k.ops)} ops fused into one Triton kernel."
-    modes = [ph.mode for ph in k.phases]
-    mode = modes[0] if len(modes) == 1 else f"{len(modes)} phases, " + "/".join(modes)
+    task: str, fname: str, k: Kernel | list[Kernel], pattern: str, n_inputs: int,
+    tuning: Tuning | None = None,
+) -> str:  # fmt: skip
+    """The whole rule module for pattern source ``pattern`` lowered to kernel ``k``; to
+    several kernels, one per rank signature of the inputs (variants of one pattern whose
+    inputs differ in rank), behind a wrapper that picks one by the inputs' ranks."""
+    kernels = k if isinstance(k, list) else [k]
+    ops = [op for kern in kernels for op in kern.ops]
+    chain = " -> ".join(dict.fromkeys(ops))
+    title = f"{chain}: {len(kernels[0].ops)} ops fused into one Triton kernel"
+    title += "." if len(kernels) == 1 else f" (one per input rank, {len(kernels)} kernels)."
+    modes = [ph.mode for kern in kernels for ph in kern.phases]
+    mode = modes[0] if len(set(modes)) == 1 else f"{len(modes)} phases, " + "/".join(modes)
     doc = "; ".join(dict.fromkeys(_MODE_DOC[m] for m in modes))
     out = _HEADER.format(title=title, task=task, mode=mode, mode_doc=doc)
     params = ", ".join(f"in{j}" for j in range(n_inputs))
     out += pattern + "\n\n"
     out += f"def replacement_args({params}):\n    return {_tuple([f'in{j}' for j in range(n_inputs)])}\n\n\n"
-    kernel, args = _kernel_source(kname, k)
-    out += kernel + "\n\n"
-    out += _wrapper_source(fname, kname, k, n_inputs, args, tuning) + "\n\n"
-    out += f"def replacement_func():\n    return {fname}\n"
+    if len(kernels) == 1:
+        kernel, args = _kernel_source(f"_{fname}_kernel", kernels[0])
+        out += kernel + "\n\n"
+        out += _wrapper_source(fname, f"_{fname}_kernel", kernels[0], n_inputs, args, tuning)
+    else:
+        for r, kern in enumerate(kernels):
+            kernel, args = _kernel_source(f"_{fname}_r{r}_kernel", kern)
+            out += kernel + "\n\n"
+            out += _wrapper_source(f"_{fname}_r{r}", f"_{fname}_r{r}_kernel", kern, n_inputs,
+                                   args, tuning, wrap=False) + "\n\n"  # fmt: skip
+        out += _dispatch_source(fname, kernels, n_inputs)
+    out += f"\n\ndef replacement_func():\n    return {fname}\n"
     return out
+
+
+def _dispatch_source(fname: str, kernels: list[Kernel], n_inputs: int) -> str:
+    """The replacement: the wrapper of the kernel generated for the inputs' ranks."""
+    inputs = [f"in{j}" for j in range(n_inputs)]
+    lines = [f"@torch.fx.wrap\ndef {fname}({', '.join(inputs)}):"]
+    lines.append(f"    ranks = {_tuple([f'in{j}.dim()' for j in range(n_inputs)])}")
+    for r, kern in enumerate(kernels):
+        ranks = _tuple([str(len(kern.shapes.dims[node])) for node in kern.inputs])
+        lines.append(f"    if ranks == {ranks}:")
+        lines.append(f"        return _{fname}_r{r}({', '.join(inputs)})")
+    lines.append(f'    raise ValueError("{fname}: an input of another rank than generated for")')
+    return "\n".join(lines) + "\n"
