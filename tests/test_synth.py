@@ -291,6 +291,13 @@ class Slices(torch.nn.Module):
         return (a, x[:, 1, None] - y)  # select and new axis: [2, 1, 40], a phase of its own
 
 
+class Fills(torch.nn.Module):
+    """torch_geometric's bookkeeping: constant tensors of literal sizes beside the math."""
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> tuple:
+        return (torch.relu(x) * y, x.new_zeros((3, 5)), x.new_ones(7), x.new_full((2, 4), -2.5))
+
+
 def _inputs(module: torch.nn.Module, dtype: torch.dtype) -> list[torch.Tensor]:
     g = torch.Generator().manual_seed(0)
 
@@ -305,7 +312,7 @@ def _inputs(module: torch.nn.Module, dtype: torch.dtype) -> list[torch.Tensor]:
         return [r(2, 6, 8), r(1, 6, 1), r(12, 8)]
     if isinstance(module, CnnGates):
         return [r(2, 8, 5, 5) * 4, r(2, 8, 1, 1) * 4]
-    if isinstance(module, Slices):
+    if isinstance(module, (Slices, Fills)):
         return [r(2, 6, 40), r(40)]
     if isinstance(module, ExtendedMask):
         return [torch.randint(0, 2, (2, 1, 1, 24), generator=g), r(2, 1, 4, 24)]
@@ -325,14 +332,16 @@ def _inputs(module: torch.nn.Module, dtype: torch.dtype) -> list[torch.Tensor]:
 @pytest.mark.parametrize(
     "module", [RMSNorm(), Activations(), MaskedSoftmax(), TransposedInput(), Slices(),
                LinearGelu(), NormLinear(), InplaceRelu(), ExtendedMask(), CnnGates(),
-               ShapesOfOthers()],
+               ShapesOfOthers(), Fills()],
     ids=["rms_norm", "activations", "masked_softmax", "transposed_input", "slices",
          "linear_gelu", "norm_linear", "inplace_relu", "extended_mask", "cnn_gates",
-         "shapes_of_others"])
+         "shapes_of_others", "fills"])
 def test_ops_outside_the_suite(tmp_path: Path, module: torch.nn.Module, dtype: torch.dtype) -> None:
     args = _inputs(module, dtype)
     group = select(trace_graph(module, args))
     assert isinstance(group, Group), group
+    if isinstance(module, Fills):  # the three fills are in the one kernel, not left to eager
+        assert len(group.outputs) == 4, group.outputs
     kernel = analyse([group])
     source = module_source("test", "synth_test_0", kernel, group.source, len(group.inputs))
     pass_dir = one_rule_pass(tmp_path, source)

@@ -271,6 +271,9 @@ class Builder:
         x = op.args[0]
         if op.kind == "pw" and op.name == "const":  # torch.tensor(v, dtype): v as eager rounds it
             return literal(float(torch.tensor(op.args[0], dtype=op.attrs["dtype"])))
+        if op.kind == "fill":  # a block of the constant, in the phase's mask shape
+            v = literal(op.attrs["value"])
+            return self.let(f"tl.where(mask, {v}, {v})")
         if op.kind == "pw":
             args = [self.operand(a, node, m) for a in op.args]
             return self.round(pointwise(self, op, args), node)

@@ -346,7 +346,31 @@ def _view(key: str, node: Node, rank: int) -> Op | str | None:
         return Op("expand", "expand", [node.args[0]], {"sizes": sizes})
     if key in ("torch.cat", "torch.concat", "torch.concatenate"):
         return _cat(node, rank)
-    return None
+    return _fill(key, node)
+
+
+_FILLS = {"Tensor.new_zeros": 0.0, "Tensor.new_ones": 1.0, "Tensor.new_full": None}
+
+
+def _fill(key: str, node: Node) -> Op | str | None:
+    """``x.new_zeros(sizes)``, ``new_ones``, ``new_full(sizes, v)``: a constant over literal
+    sizes in ``x``'s dtype and device (``x`` is read for those only)."""
+    if key not in _FILLS:
+        return None
+    name = key.rsplit(".", 1)[-1]
+    value = _FILLS[key]
+    if value is None:  # new_full(size, fill_value)
+        b = _bind(node, ["input", "size", "fill_value"], {})
+        if b is None or not _scalar(b["fill_value"]):
+            return f"{name} with a tensor or missing fill value"
+        value, sizes = float(b["fill_value"]), b["size"]
+    else:
+        sizes = _varargs(node)
+    if isinstance(sizes, (tuple, list, torch.Size)):
+        sizes = list(sizes)
+    if not isinstance(sizes, list) or not all(isinstance(v, int) and v >= 0 for v in sizes):
+        return f"{name} to a computed size or with a dtype or device"
+    return Op("fill", name, [node.args[0]], {"sizes": sizes, "value": value})
 
 
 def _cat(node: Node, rank: int) -> Op | str:

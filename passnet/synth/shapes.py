@@ -280,6 +280,8 @@ def infer_node(shapes: Shapes, node: Node, op: Op) -> list[Dim]:
     kind = op.kind
     if kind == "pw" and op.name == "const":
         return []
+    if kind == "fill":
+        return [lit(v, shapes.n) for v in op.attrs["sizes"]]
     if kind == "pw":
         return _broadcast(shapes, [shapes.dims[a] for a in op.args if isinstance(a, Node)])
     if kind == "ln":  # normalized_shape is a literal: the row length becomes a constant
