@@ -5,87 +5,34 @@ literals bound by name (positional and keyword spellings of one call look the sa
 Kinds: ``pw`` (pointwise, broadcasting), ``cast`` (dtype change), ``id`` (same values: dropout
 in eval, contiguous, zero padding), ``bn`` (eval batch norm, per channel), ``ln``/``gn``/
 ``softmax``/``mean``/``sum`` (reductions over the last dim), ``linear`` (a ``tl.dot`` of the
-row with the weight), and the views ``reshape``,
-``permute``, ``unsqueeze``, ``squeeze``, ``expand`` (pure index arithmetic in the kernel), ``cat``
-(concatenation: each operand computed at its shifted coordinate, the result chosen by where).
+row with the weight); views, getitem, cat and constant fills are classified in
+:mod:`passnet.synth.ops_shape`. The :class:`Op` record and the argument binding live in
+:mod:`passnet.synth.op_model` (re-exported here).
 """
 
 from __future__ import annotations
 
 import math
 import operator
-from dataclasses import dataclass, field
 from typing import Any
 
 import torch
 from torch.fx import Node
 
 from passnet.passes.calls import call_name as canonical_name  # the matcher's own op naming
-
-FLOATS = (torch.float32, torch.float16, torch.bfloat16)  # the dtypes a kernel computes in
-INTEGERS = (torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64)
-REDUCTIONS = frozenset({"ln", "gn", "softmax", "mean", "sum"})
-ROW_OPS = REDUCTIONS | {"linear"}  # ops that need the row mode's [BLOCK_M, BLOCK_N] tiles
-VIEWS = frozenset({"reshape", "permute", "unsqueeze", "squeeze", "getitem", "expand"})
-_F = "torch.nn.functional."
-
-
-@dataclass
-class Op:
-    """One supported node: ``kind``, operands (Node, number or None) and bound literals."""
-
-    kind: str
-    name: str
-    args: list[Any]
-    attrs: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def view(self) -> bool:
-        """Whether eager returns a view: views, unless the recorded layout makes a reshape
-        copy (``attrs["copy"]``, the ``expand, reshape`` of grouped-query attention), eval
-        dropout, and a ``contiguous`` of a tensor that is contiguous already (``attrs["noop"]``:
-        eager returns its input)."""
-        return (
-            (self.kind in VIEWS and not self.attrs.get("copy"))
-            or (self.kind == "id" and self.name == "dropout")
-            or bool(self.attrs.get("noop"))
-        )
-
-    @property
-    def work(self) -> bool:
-        """Whether eager launches a kernel for it (a ``torch.tensor`` scalar launches none)."""
-        return not self.view and self.name != "const"
-
-
-def _bind(node: Node, names: list[str], defaults: dict[str, Any]) -> dict[str, Any] | None:
-    """Positional and keyword arguments by parameter name; None when they do not fit."""
-    if len(node.args) > len(names):
-        return None
-    out = dict(zip(names, node.args, strict=False))
-    for k, v in node.kwargs.items():
-        if k not in names or k in out:
-            return None
-        out[k] = v
-    for n in names:
-        if n not in out:
-            if n not in defaults:
-                return None
-            out[n] = defaults[n]
-    return out
-
-
-def _varargs(node: Node) -> list[Any] | None:
-    """``x.view(1, -1)`` and ``x.view((1, -1))`` alike: the shape/dims after self."""
-    rest = list(node.args[1:])
-    if node.kwargs:
-        key = next(iter(node.kwargs))
-        if len(node.kwargs) != 1 or rest or key not in ("size", "shape", "dims"):
-            return None
-        rest = [node.kwargs[key]]
-    if len(rest) == 1 and isinstance(rest[0], (tuple, list, torch.Size)):
-        rest = list(rest[0])
-    return rest if all(isinstance(v, int) and not isinstance(v, bool) for v in rest) else None
-
+from passnet.synth.op_model import (  # noqa: F401 - re-exported: the synthesizer's op table
+    _F,
+    FLOATS,
+    INTEGERS,
+    REDUCTIONS,
+    ROW_OPS,
+    VIEWS,
+    Op,
+    bind,
+    scalar,
+    varargs,
+)
+from passnet.synth.ops_shape import view_op
 
 _BINARY = {
     "add": ("operator.add", "torch.add", "Tensor.add"),
@@ -109,11 +56,6 @@ _CASTS = {"Tensor.float": torch.float32, "Tensor.half": torch.float16,
           "Tensor.bfloat16": torch.bfloat16}  # fmt: skip
 
 
-def _scalar(v: Any) -> bool:
-    """A Python number that can be a fill value (infinities too, not NaN)."""
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and not math.isnan(v)
-
-
 def _number(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
@@ -126,14 +68,14 @@ def _pointwise(key: str, node: Node) -> Op | str | None:
         names = ["input", "other", "alpha"] if name in ("add", "sub") else ["input", "other"]
         if name == "div" and key != "operator.truediv":
             names.append("rounding_mode")
-        b = _bind(node, names, {"alpha": 1, "rounding_mode": None})
+        b = bind(node, names, {"alpha": 1, "rounding_mode": None})
         if b is None or b.get("alpha", 1) != 1 or b.get("rounding_mode") is not None:
             return f"{name} with alpha or rounding_mode"
         a, c = b["input"], b["other"]
         if not all(isinstance(x, Node) or _number(x) for x in (a, c)):
             return f"{name} of a non-tensor, non-number operand"
         return Op("pw", name, [a, c])
-    b = _bind(node, ["input", "inplace"], {"inplace": False})
+    b = bind(node, ["input", "inplace"], {"inplace": False})
     if b is None or not isinstance(b["inplace"], bool):
         return f"{name} with unexpected arguments"
     return Op("pw", name, [b["input"]], {"inplace": True} if b["inplace"] else {})
@@ -143,19 +85,19 @@ def _activation(key: str, node: Node) -> Op | str | None:
     """Pointwise functions with literals: pow, gelu, hardtanh/relu6, hardsigmoid/hardswish,
     leaky_relu, clamp; None for any other call."""
     if key in ("operator.pow", "torch.pow", "Tensor.pow"):
-        b = _bind(node, ["input", "exponent"], {})
+        b = bind(node, ["input", "exponent"], {})
         if b is None or not isinstance(b["input"], Node) or not _number(b["exponent"]):
             return "pow with a tensor exponent"
         return Op("pw", "pow", [b["input"]], {"exponent": float(b["exponent"])})
     if key == _F + "gelu":
-        b = _bind(node, ["input", "approximate"], {"approximate": "none"})
+        b = bind(node, ["input", "approximate"], {"approximate": "none"})
         if b is None or b["approximate"] not in ("none", "tanh"):
             return "gelu with an unknown approximation"
         return Op("pw", "gelu_tanh" if b["approximate"] == "tanh" else "gelu", [b["input"]])
     if key in (_F + "hardtanh", _F + "relu6"):
         six = key.endswith("relu6")
         names = ["input", "inplace"] if six else ["input", "min_val", "max_val", "inplace"]
-        b = _bind(node, names, {"min_val": -1.0, "max_val": 1.0, "inplace": False})
+        b = bind(node, names, {"min_val": -1.0, "max_val": 1.0, "inplace": False})
         if b is None or not isinstance(b["inplace"], bool):
             return "hardtanh with unexpected arguments"
         lo, hi = (0.0, 6.0) if six else (b["min_val"], b["max_val"])
@@ -163,19 +105,19 @@ def _activation(key: str, node: Node) -> Op | str | None:
         return Op("pw", "clamp", [b["input"]], attrs)
     if key in (_F + "hardsigmoid", _F + "hardswish"):  # MobileNetV3's gate and activation
         name = key.rsplit(".", 1)[-1]
-        b = _bind(node, ["input", "inplace"], {"inplace": False})
+        b = bind(node, ["input", "inplace"], {"inplace": False})
         if b is None or not isinstance(b["inplace"], bool):
             return f"{name} with unexpected arguments"
         return Op("pw", name, [b["input"]], {"inplace": True} if b["inplace"] else {})
     if key == _F + "leaky_relu":
-        b = _bind(node, ["input", "negative_slope", "inplace"],
+        b = bind(node, ["input", "negative_slope", "inplace"],
                   {"negative_slope": 0.01, "inplace": False})  # fmt: skip
         if b is None or not _number(b["negative_slope"]) or not isinstance(b["inplace"], bool):
             return "leaky_relu with unexpected arguments"
         attrs = {"slope": float(b["negative_slope"])} | ({"inplace": True} if b["inplace"] else {})
         return Op("pw", "leaky_relu", [b["input"]], attrs)
     if key in ("torch.clamp", "Tensor.clamp", "torch.clip", "Tensor.clip"):
-        b = _bind(node, ["input", "min", "max"], {"min": None, "max": None})
+        b = bind(node, ["input", "min", "max"], {"min": None, "max": None})
         if b is None or not all(v is None or _number(v) for v in (b["min"], b["max"])):
             return "clamp with tensor bounds"
         return Op("pw", "clamp", [b["input"]], {"min": b["min"], "max": b["max"]})
@@ -192,49 +134,49 @@ def _special(key: str, node: Node, rank: int) -> Op | str | None:  # noqa: C901 
             else "cast with arguments"
         )
     if key == "Tensor.type_as":
-        b = _bind(node, ["input", "other"], {})
+        b = bind(node, ["input", "other"], {})
         if b is None or not isinstance(b["other"], Node):
             return "type_as without a tensor"
         return Op("cast", "cast", [b["input"]], {"like": b["other"]})
     if key == "Tensor.to":
-        b = _bind(node, ["input", "dtype", "non_blocking", "copy"],
+        b = bind(node, ["input", "dtype", "non_blocking", "copy"],
                   {"non_blocking": False, "copy": False})  # fmt: skip
         if b is None or not isinstance(b["dtype"], torch.dtype) or b["copy"]:
             return "to() with a device or tensor argument"
         return Op("cast", "cast", [b["input"]], {"dtype": b["dtype"]})
     if key == _F + "dropout":
-        b = _bind(node, ["input", "p", "training", "inplace"],
+        b = bind(node, ["input", "p", "training", "inplace"],
                   {"p": 0.5, "training": True, "inplace": False})  # fmt: skip
         if b is None or b["inplace"] or (b["training"] is not False and b["p"] != 0):
             return "dropout in training mode"
         return Op("id", "dropout", [b["input"]])
     if key in ("Tensor.contiguous", "Tensor.clone", "torch.clone"):
-        b = _bind(node, ["input", "memory_format"], {"memory_format": torch.contiguous_format})
+        b = bind(node, ["input", "memory_format"], {"memory_format": torch.contiguous_format})
         if b is None or b["memory_format"] not in (torch.contiguous_format,
                                                    torch.preserve_format):  # fmt: skip
             return f"{key} to another memory format"
         return Op("id", "copy", [b["input"]])
     if key in ("Tensor.masked_fill", "torch.masked_fill"):
-        b = _bind(node, ["input", "mask", "value"], {})
+        b = bind(node, ["input", "mask", "value"], {})
         v = b["value"] if b else None
-        if b is None or not isinstance(b["mask"], Node) or not _scalar(v):
+        if b is None or not isinstance(b["mask"], Node) or not scalar(v):
             return "masked_fill with a tensor value"
         return Op("pw", "masked_fill", [b["input"], b["mask"]], {"value": float(v)})
     if key == "torch.tensor":
-        b = _bind(node, ["data", "dtype", "device", "requires_grad", "pin_memory"],
+        b = bind(node, ["data", "dtype", "device", "requires_grad", "pin_memory"],
                   {"dtype": None, "device": None, "requires_grad": False, "pin_memory": False})  # fmt: skip
-        if b is None or not _scalar(b["data"]) or b["dtype"] not in FLOATS:
+        if b is None or not scalar(b["data"]) or b["dtype"] not in FLOATS:
             return "tensor() of other than a float scalar with a float dtype"
         return Op("pw", "const", [float(b["data"])], {"dtype": b["dtype"]})
     if key == _F + "linear":
-        b = _bind(node, ["input", "weight", "bias"], {"bias": None})
+        b = bind(node, ["input", "weight", "bias"], {"bias": None})
         if b is None or not isinstance(b["weight"], Node) or not (
             b["bias"] is None or isinstance(b["bias"], Node)
         ):
             return "linear with unexpected arguments"
         return Op("linear", "linear", [b["input"], b["weight"], b["bias"]])
     if key == _F + "pad":
-        b = _bind(node, ["input", "pad", "mode", "value"], {"mode": "constant", "value": None})
+        b = bind(node, ["input", "pad", "mode", "value"], {"mode": "constant", "value": None})
         if b is None or b["mode"] != "constant" or any(p != 0 for p in b["pad"]):
             return "pad with non-zero padding"
         return Op("id", "copy", [b["input"]])
@@ -249,7 +191,7 @@ def _last(dim: Any, rank: int) -> bool:
 
 def _reduction(key: str, node: Node, rank: int) -> Op | str | None:
     if key == _F + "layer_norm":
-        b = _bind(node, ["input", "normalized_shape", "weight", "bias", "eps"],
+        b = bind(node, ["input", "normalized_shape", "weight", "bias", "eps"],
                   {"weight": None, "bias": None, "eps": 1e-5})  # fmt: skip
         if b is None or len(b["normalized_shape"]) != 1:
             return "layer_norm over more than the last dim"
@@ -260,7 +202,7 @@ def _reduction(key: str, node: Node, rank: int) -> Op | str | None:
             {"eps": float(b["eps"]), "size": int(b["normalized_shape"][0])},
         )
     if key == _F + "group_norm":
-        b = _bind(node, ["input", "num_groups", "weight", "bias", "eps"],
+        b = bind(node, ["input", "num_groups", "weight", "bias", "eps"],
                   {"weight": None, "bias": None, "eps": 1e-5})  # fmt: skip
         if b is None or rank != 3:
             return "group_norm on other than [N, C, L] input"
@@ -271,7 +213,7 @@ def _reduction(key: str, node: Node, rank: int) -> Op | str | None:
             {"eps": float(b["eps"]), "groups": int(b["num_groups"])},
         )
     if key == _F + "batch_norm":
-        b = _bind(node, ["input", "running_mean", "running_var", "weight", "bias", "training",
+        b = bind(node, ["input", "running_mean", "running_var", "weight", "bias", "training",
                          "momentum", "eps"],
                   {"weight": None, "bias": None, "training": False, "momentum": 0.1,
                    "eps": 1e-5})  # fmt: skip
@@ -285,139 +227,18 @@ def _reduction(key: str, node: Node, rank: int) -> Op | str | None:
             if key.startswith(_F)
             else ["input", "dim", "dtype"]
         )
-        b = _bind(node, names, {"dim": None, "_stacklevel": 3, "dtype": None})
+        b = bind(node, names, {"dim": None, "_stacklevel": 3, "dtype": None})
         if b is None or not _last(b["dim"], rank):
             return "softmax over other than the last dim"
         return Op("softmax", "softmax", [b["input"]], {"dtype": b["dtype"]})
     if key in ("torch.mean", "Tensor.mean", "torch.sum", "Tensor.sum"):
         name = key.split(".")[-1]
-        b = _bind(node, ["input", "dim", "keepdim", "dtype"],
+        b = bind(node, ["input", "dim", "keepdim", "dtype"],
                   {"dim": None, "keepdim": False, "dtype": None})  # fmt: skip
         if b is None or not _last(b["dim"], rank) or b["dtype"] is not None:
             return f"{name} over other than the last dim"
         return Op(name, name, [b["input"]], {"keepdim": bool(b["keepdim"])})
-    return _view(key, node, rank)
-
-
-def _view(key: str, node: Node, rank: int) -> Op | str | None:
-    if key in ("Tensor.view", "Tensor.reshape", "torch.reshape"):
-        shape = _varargs(node)
-        if shape is None:
-            return f"{key.split('.')[-1]} to a computed shape"
-        return Op("reshape", "reshape", [node.args[0]], {"shape": shape})
-    if key in ("Tensor.flatten", "torch.flatten"):
-        b = _bind(node, ["input", "start_dim", "end_dim"], {"start_dim": 0, "end_dim": -1})
-        if b is None:
-            return "flatten with unexpected arguments"
-        start, end = b["start_dim"] % max(rank, 1), b["end_dim"] % max(rank, 1)
-        return Op("reshape", "flatten", [b["input"]], {"flatten": (start, end)})
-    if key in ("Tensor.permute", "torch.permute"):
-        dims = _varargs(node) if key.startswith("Tensor") else _varargs_fn(node)
-        if dims is None or sorted(d % rank for d in dims) != list(range(rank)):
-            return "permute with unexpected dims"
-        return Op("permute", "permute", [node.args[0]], {"perm": [d % rank for d in dims]})
-    if key in ("Tensor.transpose", "torch.transpose"):
-        b = _bind(node, ["input", "dim0", "dim1"], {})
-        if b is None:
-            return "transpose with unexpected arguments"
-        perm = list(range(rank))
-        a, c = b["dim0"] % rank, b["dim1"] % rank
-        perm[a], perm[c] = perm[c], perm[a]
-        return Op("permute", "transpose", [b["input"]], {"perm": perm})
-    if key in ("Tensor.unsqueeze", "torch.unsqueeze", "Tensor.squeeze", "torch.squeeze"):
-        name = key.split(".")[-1]
-        b = _bind(node, ["input", "dim"], {})
-        if b is None or not isinstance(b["dim"], int):
-            return f"{name} without one dim"
-        out_rank = rank + 1 if name == "unsqueeze" else rank
-        return Op(name, name, [b["input"]], {"dim": b["dim"] % out_rank})
-    if key == "operator.getitem":
-        return _getitem(node, rank)
-    if key in ("Tensor.reshape_as", "Tensor.view_as", "Tensor.expand_as"):
-        b = _bind(node, ["input", "other"], {})
-        if b is None or not isinstance(b["other"], Node):
-            return f"{key.split('.')[-1]} without a tensor"
-        kind = "expand" if key.endswith("expand_as") else "reshape"
-        return Op(kind, kind, [b["input"]], {"like": b["other"]})  # the other's shape only
-    if key == "Tensor.expand":
-        sizes = _varargs(node)
-        if sizes is None or len(sizes) < rank:
-            return "expand to a computed shape"
-        return Op("expand", "expand", [node.args[0]], {"sizes": sizes})
-    if key in ("torch.cat", "torch.concat", "torch.concatenate"):
-        return _cat(node, rank)
-    return _fill(key, node)
-
-
-_FILLS = {"Tensor.new_zeros": 0.0, "Tensor.new_ones": 1.0, "Tensor.new_full": None}
-
-
-def _fill(key: str, node: Node) -> Op | str | None:
-    """``x.new_zeros(sizes)``, ``new_ones``, ``new_full(sizes, v)``: a constant over literal
-    sizes in ``x``'s dtype and device (``x`` is read for those only)."""
-    if key not in _FILLS:
-        return None
-    name = key.rsplit(".", 1)[-1]
-    value = _FILLS[key]
-    if value is None:  # new_full(size, fill_value)
-        b = _bind(node, ["input", "size", "fill_value"], {})
-        if b is None or not _scalar(b["fill_value"]):
-            return f"{name} with a tensor or missing fill value"
-        value, sizes = float(b["fill_value"]), b["size"]
-    else:
-        sizes = _varargs(node)
-    if isinstance(sizes, (tuple, list, torch.Size)):
-        sizes = list(sizes)
-    if not isinstance(sizes, list) or not all(isinstance(v, int) and v >= 0 for v in sizes):
-        return f"{name} to a computed size or with a dtype or device"
-    return Op("fill", name, [node.args[0]], {"sizes": sizes, "value": value})
-
-
-def _cat(node: Node, rank: int) -> Op | str:
-    """``torch.cat((a, b, ...), dim)`` of tensors: the rotary embedding's ``cat((-x2, x1), -1)``."""
-    b = _bind(node, ["tensors", "dim"], {"dim": 0})
-    if b is None and "axis" in node.kwargs:  # torch.concatenate's spelling
-        b = {"tensors": node.args[0] if node.args else node.kwargs.get("tensors"),
-             "dim": node.kwargs["axis"]}  # fmt: skip
-    seq = b["tensors"] if b else None
-    if not isinstance(seq, (tuple, list)) or not seq or not all(isinstance(t, Node) for t in seq):
-        return "cat of a non-tensor sequence"
-    dim = b["dim"]  # type: ignore[index]
-    if not isinstance(dim, int) or isinstance(dim, bool) or rank < 1 or not -rank <= dim < rank:
-        return "cat with unexpected dim"
-    return Op("cat", "cat", list(seq), {"dim": dim % rank})
-
-
-def _getitem(node: Node, rank: int) -> Op | str:
-    """Basic indexing (ints, unit-step slices, None, ...) with Ellipsis expanded and every
-    dim of the source named, so the kernel maps coordinates item by item."""
-    index = node.args[1] if len(node.args) == 2 else None
-    items = list(index) if isinstance(index, tuple) else [index]
-    if any(isinstance(i, Node) or isinstance(i, (list, torch.Tensor)) for i in items):
-        return "getitem with tensor indices"
-    for i in items:
-        if isinstance(i, slice) and not (i.step in (None, 1) and all(
-                v is None or (isinstance(v, int) and not isinstance(v, bool))
-                for v in (i.start, i.stop))):  # fmt: skip
-            return "getitem with a step or computed bounds"
-        if not (i is None or i is Ellipsis or isinstance(i, slice) or (
-                isinstance(i, int) and not isinstance(i, bool))):  # fmt: skip
-            return "getitem with unexpected index"
-    used = sum(1 for i in items if i is not None and i is not Ellipsis)
-    if items.count(Ellipsis) > 1 or used > rank:
-        return "getitem with unexpected index"
-    full = slice(None, None, None)
-    if Ellipsis in items:
-        at = items.index(Ellipsis)
-        items[at : at + 1] = [full] * (rank - used)
-    else:
-        items += [full] * (rank - used)
-    return Op("getitem", "getitem", [node.args[0]], {"index": items})
-
-
-def _varargs_fn(node: Node) -> list[Any] | None:
-    dims = node.args[1] if len(node.args) == 2 else node.kwargs.get("dims")
-    return list(dims) if isinstance(dims, (tuple, list)) else None
+    return view_op(key, node, rank)
 
 
 def classify(node: Node, rank_of: Any) -> Op | str:
