@@ -166,6 +166,17 @@ def test_a_view_of_an_eager_ops_output_passes_the_ghost_check(tmp_path: Path) ->
     r = synthesize_task(task, tmp_path / "out", parameters=FAST, keep="correct")
     assert r.status == "written", r.reason
     assert r.verification is not None and r.verification["task_correct"], r.verification
+    assert ".is_contiguous():" in next((tmp_path / "out" / name / "pass").glob("*.py")).read_text()
+
+
+def test_no_alias_test_where_eager_always_copies(tmp_path: Path) -> None:
+    """Sixteen heads: ``transpose(1, 2).contiguous()`` copies on every variant, so the rule
+    has no run-time contiguity test (it cost a view, a permute and two tests per call)."""
+    name = "fusible_scaled_dot_product_attention_reshape_transpose_contiguous_17d116f8"
+    r = synthesize_task(SUITE / name, tmp_path, verify=False, keep="correct")
+    assert r.status == "written", r.reason
+    sources = [f.read_text() for f in (tmp_path / name / "pass").glob("synth_*.py")]
+    assert sources and not any("is_contiguous" in src for src in sources)
 
 
 def test_variants_whose_inputs_differ_in_rank_get_a_kernel_each(tmp_path: Path) -> None:

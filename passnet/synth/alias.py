@@ -14,19 +14,20 @@ from __future__ import annotations
 
 from typing import Any
 
+import torch
 from torch.fx import Node
 
 from passnet.synth.lower import Builder
 from passnet.synth.ops import Op
 
 Step = tuple[str, Any]
-"""``("contiguous", None)``, ``("view", dim exprs)``, ``("permute", perm)``,
-``("unsqueeze", dim)`` or ``("squeeze", dim)``."""
+"""``("contiguous", None)``, ``("view", dims)``, ``("permute", perm)``, ``("unsqueeze", dim)``
+or ``("squeeze", dim)``."""
 
 
 def _step(b: Builder, node: Node, op: Op) -> Step | None:
     if op.kind == "reshape":
-        return ("view", tuple(d.expr for d in b.shapes.dims[node]))
+        return ("view", tuple(b.shapes.dims[node]))
     if op.kind == "permute":
         return ("permute", tuple(op.attrs["perm"]))
     if op.kind in ("unsqueeze", "squeeze"):
@@ -38,7 +39,9 @@ def _step(b: Builder, node: Node, op: Op) -> Step | None:
 
 def input_chains(b: Builder) -> list[tuple[int, list[Step]]] | None:
     """Per output, (the input it is a view chain of, the chain's steps from that input); None
-    when some output is computed (or is an input itself)."""
+    when some output is computed (or is an input itself), or when eager copies on every
+    analysed variant even with contiguous inputs (a head split's ``transpose(1, 2)`` of more
+    than one head and position): the run-time test would then only cost time."""
     chains = []
     for out in b.outputs:
         steps: list[Step] = []
@@ -53,7 +56,25 @@ def input_chains(b: Builder) -> list[tuple[int, list[Step]]] | None:
         if not steps:
             return None
         chains.append((b.index[n], steps[::-1]))
+    if not any(_all_views(b, chains, k) for k in range(b.shapes.n)):
+        return None
     return chains
+
+
+def _all_views(b: Builder, chains: list[tuple[int, list[Step]]], k: int) -> bool:
+    """Whether variant ``k``'s outputs are all views in eager, its inputs contiguous."""
+    for j, steps in chains:
+        t = torch.empty([d.vals[k] for d in b.shapes.dims[b.inputs[j]]], device="meta")
+        for kind, arg in steps:
+            if kind in ("contiguous", "view") and not t.is_contiguous():
+                return False
+            if kind == "view":
+                t = t.view([d.vals[k] for d in arg])
+            elif kind == "permute":
+                t = t.permute(*arg)
+            elif kind in ("unsqueeze", "squeeze"):
+                t = getattr(t, kind)(arg)
+    return True
 
 
 def alias_lines(chains: list[tuple[int, list[Step]]]) -> list[str]:
@@ -73,7 +94,7 @@ def alias_lines(chains: list[tuple[int, list[Step]]]) -> list[str]:
                 continue
             new = f"a{i}_{k}"
             if kind == "view":
-                dims = "(" + "".join(f"{d}, " for d in arg).rstrip(" ") + ")"
+                dims = "(" + "".join(f"{d.expr}, " for d in arg).rstrip(" ") + ")"
                 lines.append(f"{pad}{new} = {value}.view({dims})")
             elif kind == "permute":
                 lines.append(f"{pad}{new} = {value}.permute({', '.join(map(str, arg))})")
