@@ -86,11 +86,15 @@ fi
 # and SUITE_ARGS (e.g. "--dtype float16") pick what is measured.
 # The store and the synth candidate's pass cache live in /tmp/passnet-suite, which outlives a
 # call while the machine stays warm, so a follow-up call continues even before the store comes
-# back; they are copied to $OUT at the end (store as suite.db, cache and report in suite-extra.tgz).
+# back; they are copied to $OUT at the end (store as suite.db.gz: the raw store outgrew what
+# comes back from $OUT; cache and report in suite-extra.tgz). SUITE_STORE_IN may be gzipped.
 if [ "${SUITE_BENCH:-1}" = 1 ]; then
   SDIR=/tmp/passnet-suite; mkdir -p "$SDIR"
   if [ ! -f "$SDIR/suite.db" ] && [ -n "${SUITE_STORE_IN:-}" ] && [ -f "$SUITE_STORE_IN" ]; then
-    cp "$SUITE_STORE_IN" "$SDIR/suite.db"
+    case "$SUITE_STORE_IN" in
+      *.gz) gunzip -c "$SUITE_STORE_IN" > "$SDIR/suite.db" ;;
+      *) cp "$SUITE_STORE_IN" "$SDIR/suite.db" ;;
+    esac
   fi
   if [ ! -d "$SDIR/synth" ] && [ -n "${SYNTH_CACHE_IN:-}" ] && [ -f "$SYNTH_CACHE_IN" ]; then
     mkdir -p "$SDIR/synth" && tar xzf "$SYNTH_CACHE_IN" -C "$SDIR/synth"
@@ -99,8 +103,8 @@ if [ "${SUITE_BENCH:-1}" = 1 ]; then
   timeout -s INT "${SUITE_BUDGET:-420}" python3 -m passnet.cli bench "$SUITE_DIR" --device cuda \
     -c "${SUITE_CANDIDATES:-inductor}" ${SUITE_ARGS:-} --store "$SDIR/suite.db" --seed 0 \
     --no-report 2>&1 | tee "$OUT/suite_bench.log" | tail -40
-  cp "$SDIR/suite.db" "$OUT/suite.db"
-  python3 scripts/suite_table.py "$OUT/suite.db" > "$OUT/suite_table.md" 2>&1
+  gzip -c "$SDIR/suite.db" > "$OUT/suite.db.gz"
+  python3 scripts/suite_table.py "$SDIR/suite.db" > "$OUT/suite_table.md" 2>&1
   rm -rf "$SDIR/report"
   python3 -m passnet.cli report latest --store "$SDIR/suite.db" --out "$SDIR/report" 2>&1 | tail -40
   tar czf "$OUT/suite-extra.tgz" -C "$SDIR" report $(cd "$SDIR" && ls -d synth 2>/dev/null)
