@@ -6,6 +6,7 @@ one task, bf16 in the other); each worker process takes ~3-5 s on a 2-core CPU.
 
 from __future__ import annotations
 
+import json
 import signal
 import socket
 import sqlite3
@@ -158,6 +159,14 @@ def test_local_pool_runs_every_item(reference):
     if Path("/proc/stat").exists():  # host CPU steal, one share per item that was timed
         assert len(summary.cpu_steal) >= sum(m["status"] == "ok" for m in ms) > 0
         assert all(0.0 <= x <= 1.0 for x in summary.cpu_steal)
+    # noisy timings counted over items whose timing means something (the eager items on CPU;
+    # passes run in Triton's interpreter there)
+    meaningful = [json.loads(m["result_json"]) for m in ms if m["status"] == "ok"]
+    meaningful = [r for r in meaningful if r["timing_meaningful"] and r.get("candidate")]
+    assert summary.timed == len(meaningful) > 0
+    assert summary.noisy == sum(
+        r["reference"]["wall"]["noisy"] or r["candidate"]["wall"]["noisy"] for r in meaningful
+    )
 
 
 def _rows(db: Path) -> list[tuple]:

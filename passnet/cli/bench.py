@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 console = Console(width=None if sys.stdout.isatty() else 160)
 err = Console(stderr=True, width=None if sys.stderr.isatty() else 160)
 STEAL_WARN = 0.02  # mean share of CPU time stolen by the hypervisor above which bench warns
+NOISY_WARN = 0.5  # share of timed items still noisy after re-runs above which bench warns
 
 
 def _open_store(path: Path, *, readonly: bool = False):  # noqa: ANN202 - Store (lazy import)
@@ -360,6 +361,15 @@ def _print_summary(summary, st) -> None:  # noqa: ANN001 - BenchSummary, Store
         if mean > STEAL_WARN:
             err.print(f"[yellow]{line}: a shared host was busy; compare these timings "
                       "only with others of this run[/]", soft_wrap=True)  # fmt: skip
+        else:
+            console.print(f"[dim]{line}[/]", soft_wrap=True)
+    if summary.timed:
+        share = summary.noisy / summary.timed
+        line = (f"timings still noisy after re-runs (IQR/median above the noise limit on "
+                f"either side): {summary.noisy} of {summary.timed} timed items ({share:.0%})")  # fmt: skip
+        if share > NOISY_WARN:
+            err.print(f"[yellow]{line}: the device or host was busy; medians stand, spreads "
+                      "are wide[/]", soft_wrap=True)  # fmt: skip
         else:
             console.print(f"[dim]{line}[/]", soft_wrap=True)
     for e in summary.errors:

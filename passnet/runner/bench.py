@@ -170,6 +170,8 @@ class BenchSummary:
     phase_seconds: dict[str, float] = field(default_factory=dict)  # summed over measured items
     triton: dict[str, float] = field(default_factory=dict)  # workers' compiles, summed likewise
     cpu_steal: list[float] = field(default_factory=list)  # per measured item that was timed
+    timed: int = 0  # measured items with both sides timed
+    noisy: int = 0  # of those, items whose wall timing stayed noisy on either side
 
     @property
     def complete(self) -> bool:
@@ -306,6 +308,9 @@ def _record(store: Store, m: Measurement, session: int, summary: BenchSummary) -
     merge(summary.triton, r.triton)
     if r.cpu_steal is not None:
         summary.cpu_steal.append(r.cpu_steal)
+    if r.reference is not None and r.candidate is not None and r.timing_meaningful:
+        summary.timed += 1
+        summary.noisy += r.reference.wall.noisy or r.candidate.wall.noisy
 
 
 def _resolve_synth(
