@@ -228,3 +228,24 @@ def test_a_cuda_pass_zygote_warms_the_launch_path_and_stays_forkable() -> None:
     out = subprocess.run([sys.executable, "-c", _LAUNCH_PRELOAD], capture_output=True,
                          text=True, timeout=240, check=True).stdout.split()  # fmt: skip
     assert out == ["''", "False", "True", "1"]
+
+
+def test_an_evaluator_pool_prewarms_the_zygote_its_workers_fork_from(tmp_path: Path) -> None:
+    """``DevicePool`` (the agent's and the RL environment's evaluator) starts its pass
+    zygote when it is made; the first evaluation forks from that one (no restart, no other
+    environment retiring it), so it does not wait for an interpreter and torch to load."""
+    from passnet.dataset.task import load_task
+    from passnet.evaluation.devices import DevicePool
+
+    forkserver.stop_all()  # no zygote of this process is left from earlier tests
+    assert ("cpu", "pass") not in forkserver.zygote_pids()
+    pool = DevicePool(["cpu"], QUICK)
+    assert pool.prewarmed is not None
+    pool.prewarmed.join(timeout=forkserver.READY_S + 30)
+    pid = _zygote()  # started before any evaluation asked for it
+    task = load_task(bert_variant(tmp_path / "v", rows=12).path)
+    root = Path(__file__).resolve().parents[1]
+    result = pool(task, root / "examples" / "passes" / "add_layer_norm")
+    assert [v.status.value for v in result.variants] == ["ok"]
+    assert _zygote() == pid
+    assert DevicePool(["cpu"], QUICK, prewarm=False).prewarmed is None

@@ -9,12 +9,15 @@ through ``DevicePool``, which routes each call to a device no other call is usin
 from __future__ import annotations
 
 import queue
+import tempfile
 from pathlib import Path
 
 from passnet.core.results import Parameters, TaskResult
 from passnet.dataset.task import Task
+from passnet.evaluation import forkserver
 from passnet.evaluation.candidates import parse_candidate
 from passnet.evaluation.evaluator import evaluate_task
+from passnet.evaluation.sandbox import worker_env
 
 
 class ExecutorError(Exception):
@@ -54,11 +57,15 @@ class DevicePool:
     """An evaluator of (task, pass folder) routing each call to a free device; one task's
     evaluation per device at a time (its variants ``prepare_ahead`` at once)."""
 
-    def __init__(self, devices: list[str], parameters: Parameters, prepare_ahead: int = 1) -> None:
+    def __init__(self, devices: list[str], parameters: Parameters, prepare_ahead: int = 1,
+                 *, prewarm: bool = True) -> None:  # fmt: skip
         self.parameters, self.prepare_ahead = parameters, prepare_ahead
         self._free: queue.Queue[str] = queue.Queue()
         for device in devices:
             self._free.put(device)
+        # the pass workers' zygotes start now, in the background (forkserver.prewarm)
+        kinds = sorted({"cpu" if d.startswith("cpu") else "cuda" for d in devices})
+        self.prewarmed = forkserver.prewarm(kinds, ["pass"], _pass_env) if prewarm else None
 
     def __call__(self, task: Task, pass_dir: Path) -> TaskResult:
         device = self._free.get()
@@ -73,3 +80,8 @@ class DevicePool:
             )
         finally:
             self._free.put(device)
+
+
+def _pass_env(kind: str, role: str) -> dict[str, str]:
+    """The environment of a pass worker on ``kind`` (its TMPDIR aside, which zygotes ignore)."""
+    return worker_env(kind, tempfile.gettempdir(), trusted=role != "pass")

@@ -30,6 +30,7 @@ import sys
 import tempfile
 import threading
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 from passnet.evaluation import lifetime
@@ -247,6 +248,30 @@ def fork_worker(
         os.close(stdin_r)
         os.close(status_w)
     return ForkedProcess(pid, list(zygote.proc.args), stdin_w, status_r, zygote)
+
+
+def prewarm(kinds: list[str], roles: list[str], env_for: Callable[[str, str], dict[str, str]]
+            ) -> threading.Thread | None:  # fmt: skip
+    """Start the zygotes of ``kinds`` (``cpu``/``cuda``) x ``roles`` in a background thread,
+    with the environment ``env_for(kind, role)`` their workers will have, so a first evaluation
+    does not wait for an interpreter, torch and the launch path to load. An agent's or an RL
+    loop's evaluator does this when it is made: the model's first turn hides the cost. None
+    when the fork server is off; a zygote that cannot start is left to the first fork, which
+    reports why."""
+    if not enabled():
+        return None
+
+    def start() -> None:
+        for kind in kinds:
+            for role in roles:
+                try:
+                    _zygote(kind, role, env_for(kind, role))
+                except Exception:  # noqa: BLE001, S110 - the first real fork retries and reports
+                    pass
+
+    thread = threading.Thread(target=start, name="passnet-prewarm", daemon=True)
+    thread.start()
+    return thread
 
 
 @atexit.register
