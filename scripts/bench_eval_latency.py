@@ -4,8 +4,11 @@ An agent or an RL loop calls the evaluator many times from one process: the firs
 for starting the fork server's zygote (torch's import, the launch path's warm-up), every later
 call only for its workers. This prints the wall time of each of ``--repeat`` evaluations of the
 same pass, with the workers' phase seconds summed, so both figures can be quoted.
+``--think S`` starts the pass zygote in the background first and waits S seconds, as the
+agent's evaluator does (``DevicePool`` prewarms while the model writes its first turn).
 Usage: python scripts/bench_eval_latency.py TASK --pass-dir DIR [--device cuda]
-                                            [--prepare-ahead N] [--repeat 3] [--json OUT]
+                                            [--prepare-ahead N] [--repeat 3] [--think S]
+                                            [--json OUT]
 """
 
 from __future__ import annotations
@@ -28,11 +31,18 @@ def main() -> None:
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--prepare-ahead", type=int, default=0, help="0: one worker per variant")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--think", type=float, default=0.0,
+                    help="prewarm the zygote, then wait this long before the first call")
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args()
     task = passnet.load_task(args.task)
     ahead = args.prepare_ahead or len(task.variants)
     spec = CandidateSpec(kind="pass", pass_dir=str(args.pass_dir))
+    if args.think > 0:
+        from passnet.evaluation.devices import prewarm_pass_zygotes
+
+        prewarm_pass_zygotes([args.device])
+        time.sleep(args.think)
     rows = []
     for k in range(args.repeat):
         t = time.perf_counter()
@@ -50,7 +60,8 @@ def main() -> None:
             f"worker seconds " + " ".join(f"{p} {s:.1f}" for p, s in phases.items())
         )
     report = {"task": task.name, "variants": len(task.variants), "prepare_ahead": ahead,
-              "device": args.device, "import_s": round(time.perf_counter() - T0 - sum(
+              "device": args.device, "think_s": args.think,
+              "import_s": round(time.perf_counter() - T0 - args.think - sum(
                   r["wall_s"] for r in rows), 3), "calls": rows}  # fmt: skip
     if args.json:
         args.json.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")

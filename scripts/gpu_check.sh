@@ -45,10 +45,13 @@ if [ "${THROUGHPUT:-0}" = 1 ]; then
   tar czf "$OUT/throughput.tgz" "$OUT"/tp_*.json && rm -f "$OUT"/tp_*.json
 fi
 # LATENCY=1: issue 14's P2 as an agent or RL loop sees it: the same pass evaluated 4 times in
-# one process (the fork server's zygote started once), one worker per variant.
+# one process (the fork server's zygote started once), one worker per variant; then again with
+# the zygote prewarmed during a 10 s "first model turn", as the agent's evaluator does.
 if [ "${LATENCY:-0}" = 1 ]; then
   python3 scripts/bench_eval_latency.py "$TASK" --pass-dir "$PASS" --device cuda --repeat 4 \
     --json "$OUT/p2_inprocess.json" 2>&1 | tail -6 | tee "$OUT/latency.txt"
+  python3 scripts/bench_eval_latency.py "$TASK" --pass-dir "$PASS" --device cuda --repeat 2 \
+    --think 10 --json "$OUT/p2_prewarmed.json" 2>&1 | tail -4 | tee -a "$OUT/latency.txt"
 fi
 if [ "${GPU_TESTS:-1}" = 1 ]; then
   # Only the modules that hold GPU tests: others import clients (openai) the machine lacks.

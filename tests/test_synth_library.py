@@ -88,8 +88,10 @@ def test_first_call_profile_and_eval_latency_scripts(tmp_path: Path) -> None:
     (one / "graphs").symlink_to(task / "graphs", target_is_directory=True)
     report = tmp_path / "latency.json"
     subprocess.run([sys.executable, str(ROOT / "scripts" / "bench_eval_latency.py"), str(one),
-                    "--pass-dir", str(folder / "pass"), "--repeat", "2", "--json", str(report)],
+                    "--pass-dir", str(folder / "pass"), "--repeat", "2", "--think", "0.5",
+                    "--json", str(report)],
                    check=True, capture_output=True, cwd=ROOT, timeout=600)  # fmt: skip
     data = json.loads(report.read_text())
     assert [c["call"] for c in data["calls"]] == [1, 2] and data["variants"] == 1
+    assert data["think_s"] == 0.5
     assert all(c["statuses"] == {"ok": 1} and c["wall_s"] > 0 for c in data["calls"])

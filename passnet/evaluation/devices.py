@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import queue
 import tempfile
+import threading
 from pathlib import Path
 
 from passnet.core.results import Parameters, TaskResult
@@ -63,9 +64,7 @@ class DevicePool:
         self._free: queue.Queue[str] = queue.Queue()
         for device in devices:
             self._free.put(device)
-        # the pass workers' zygotes start now, in the background (forkserver.prewarm)
-        kinds = sorted({"cpu" if d.startswith("cpu") else "cuda" for d in devices})
-        self.prewarmed = forkserver.prewarm(kinds, ["pass"], _pass_env) if prewarm else None
+        self.prewarmed = prewarm_pass_zygotes(devices) if prewarm else None
 
     def __call__(self, task: Task, pass_dir: Path) -> TaskResult:
         device = self._free.get()
@@ -80,6 +79,13 @@ class DevicePool:
             )
         finally:
             self._free.put(device)
+
+
+def prewarm_pass_zygotes(devices: list[str]) -> threading.Thread | None:
+    """Start the zygotes that pass workers on ``devices`` fork from, in the background
+    (``forkserver.prewarm``): made with the evaluator, they are ready by its first call."""
+    kinds = sorted({"cpu" if d.startswith("cpu") else "cuda" for d in devices})
+    return forkserver.prewarm(kinds, ["pass"], _pass_env)
 
 
 def _pass_env(kind: str, role: str) -> dict[str, str]:
