@@ -222,9 +222,9 @@ def module_source(
     chain = " -> ".join(dict.fromkeys(ops))
     title = f"{chain}: {len(kernels[0].ops)} ops fused into one Triton kernel"
     title += "." if len(kernels) == 1 else f" (one per input rank, {len(kernels)} kernels)."
-    modes = [ph.mode for kern in kernels for ph in kern.phases]
-    mode = modes[0] if len(set(modes)) == 1 else f"{len(modes)} phases, " + "/".join(modes)
-    doc = "; ".join(dict.fromkeys(_MODE_DOC[m] for m in modes))
+    modes = [ph.mode for ph in kernels[0].phases]  # the kernels of one pattern, alike
+    mode = modes[0] if len(modes) == 1 else f"{len(modes)} phases, " + "/".join(modes)
+    doc = "; ".join(dict.fromkeys(_MODE_DOC[ph.mode] for kern in kernels for ph in kern.phases))
     out = _HEADER.format(title=title, task=task, mode=mode, mode_doc=doc)
     params = ", ".join(f"in{j}" for j in range(n_inputs))
     out += pattern + "\n\n"
