@@ -74,7 +74,6 @@ class VariantRun(TimingPhase):
         self.own: list[Finding] = []  # findings of the worker itself (policy, null kernel)
         # Opened before any pass code runs: held shared while preparing, exclusive to time.
         self.timing_lock = DeviceLock(req.lock_dir, device) if req.lock_dir else None
-        self._sharing = 0  # depth of nested preparing() blocks
         self.lock_wait = 0.0  # seconds waited for the device's lock (phase_seconds.wait)
         self.checker: checks.CandidateChecker | None = None
         self.trials: list[checks.Trial] = []

@@ -56,19 +56,13 @@ class TimingPhase:
         a compile (a first call, Inductor's baseline): a timer waits for every shared hold to
         end, and holds of seconds would queue every worker behind each timing."""
         lock = self.timing_lock
-        if lock is None or self._sharing:
-            self._sharing += 1
-            try:
-                yield
-            finally:
-                self._sharing -= 1
+        if lock is None or lock.held:  # no lock, or an enclosing block holds it
+            yield
             return
         self.waited(lock.acquire_shared())
-        self._sharing = 1
         try:
             yield
         finally:
-            self._sharing = 0
             lock.release()
 
     def waited(self, seconds: float) -> None:
