@@ -169,14 +169,33 @@ def test_a_view_of_an_eager_ops_output_passes_the_ghost_check(tmp_path: Path) ->
     assert ".is_contiguous():" in next((tmp_path / "out" / name / "pass").glob("*.py")).read_text()
 
 
-def test_no_alias_test_where_eager_always_copies(tmp_path: Path) -> None:
-    """Sixteen heads: ``transpose(1, 2).contiguous()`` copies on every variant, so the rule
-    has no run-time contiguity test (it cost a view, a permute and two tests per call)."""
+@pytest.mark.skipif(not INTERPRETED, reason="runs Triton kernels in process: TRITON_INTERPRET=1")
+def test_head_merge_after_attention_follows_the_attention_outputs_layout(tmp_path: Path) -> None:
+    """The head merge after SDPA, ``reshape(B, -1, S, D).transpose(1, 2).contiguous()
+    .reshape(B, S, -1)``: a GPU's flash and memory-efficient kernels return the attention
+    output as a transposed view of a [B, S, H, D] buffer, so eager's merge is all views there
+    (the H200 measured the copy kernel at 0.79-0.97x of eager), while the CPU's math kernel
+    returns it contiguous and eager copies. The replacement does what eager does in both."""
     name = "fusible_scaled_dot_product_attention_reshape_transpose_contiguous_17d116f8"
-    r = synthesize_task(SUITE / name, tmp_path, verify=False, keep="correct")
+    variant = SUITE / name / "graphs" / "float32" / "4_t5-encoder_b2_053d8891"
+    task = write_task(tmp_path / name, [variant], name=name).path
+    r = synthesize_task(task, tmp_path / "out", parameters=FAST, keep="correct")
     assert r.status == "written", r.reason
-    sources = [f.read_text() for f in (tmp_path / name / "pass").glob("synth_*.py")]
-    assert sources and not any("is_contiguous" in src for src in sources)
+    assert r.verification is not None and r.verification["task_correct"], r.verification
+    source = next((tmp_path / "out" / name / "pass").glob("synth_*.py")).read_text()
+    assert ".is_contiguous()" in source
+    rule = load_pass_dir(one_rule_pass(tmp_path, source)).rules[0]
+    b, h, s, d = 1, 2, 16, 64  # the variant's attention output [B, H, S, D]
+    as_flash_returns_it = torch.randn(b, s, h, d).transpose(1, 2)
+    contiguous = torch.randn(b, h, s, d)
+    for x, eager_views in ((as_flash_returns_it, True), (contiguous, False)):
+        expected = rule.pattern(x)
+        same = expected.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()
+        assert same == eager_views  # what eager does with this layout
+        out = rule.replacement(x)
+        assert (out.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()) == same
+        torch.testing.assert_close(out, expected, rtol=0, atol=0)
+        assert out.shape == expected.shape and out.stride() == expected.stride()
 
 
 def test_variants_whose_inputs_differ_in_rank_get_a_kernel_each(tmp_path: Path) -> None:

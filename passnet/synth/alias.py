@@ -1,17 +1,25 @@
 """The alias path: outputs that eager returns as views of an input, returned as views.
 
 A group whose every output is a chain of views and ``contiguous()`` calls from one of its
-inputs (``x.contiguous().reshape(1, 16, -1).contiguous()``, a head split's ``view,
-transpose``) costs eager no kernel when the layouts allow it: ``contiguous()`` of a contiguous
-tensor returns that tensor, and a reshape of a contiguous tensor is a view. The wrapper then
-does what eager does, checked at run time with metadata alone (``is_contiguous``), and returns
-views of the input; otherwise it launches the kernel, which copies where eager copies. The
-output aliases the input exactly when eager's would, and no kernel is launched that eager
-does not launch.
+inputs (``x.contiguous().reshape(1, 16, -1).contiguous()``, a head merge's ``reshape,
+transpose, contiguous, reshape``) costs eager no kernel when the layouts allow it:
+``contiguous()`` of a contiguous tensor returns that tensor, and a reshape is a view of a
+contiguous tensor or to the tensor's own shape. The wrapper then does what eager does, checked
+at run time with metadata alone (``is_contiguous``, ``shape``), and returns views of the
+input; otherwise it launches the kernel, which copies where eager copies. The output aliases
+the input exactly when eager's would, and no kernel is launched that eager does not launch.
+
+Which layout an input arrives in is decided by the op that produced it, at run time and per
+device: an attention kernel on a GPU (flash, memory-efficient) returns its [B, H, S, D] output
+as a transposed view of a [B, S, H, D] buffer, so the head merge after it is all views there,
+while the CPU's math kernel returns it contiguous and the merge copies. The test is emitted
+where some analysed variant is all views with its inputs contiguous or in that transposed
+layout.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import torch
@@ -40,8 +48,9 @@ def _step(b: Builder, node: Node, op: Op) -> Step | None:
 def input_chains(b: Builder) -> list[tuple[int, list[Step]]] | None:
     """Per output, (the input it is a view chain of, the chain's steps from that input); None
     when some output is computed (or is an input itself), or when eager copies on every
-    analysed variant even with contiguous inputs (a head split's ``transpose(1, 2)`` of more
-    than one head and position): the run-time test would then only cost time."""
+    analysed variant in every layout its inputs may arrive in (a head split's
+    ``transpose(1, 2).contiguous()`` of a contiguous input): the run-time test would then
+    only cost time."""
     chains = []
     for out in b.outputs:
         steps: list[Step] = []
@@ -62,39 +71,70 @@ def input_chains(b: Builder) -> list[tuple[int, list[Step]]] | None:
 
 
 def _all_views(b: Builder, chains: list[tuple[int, list[Step]]], k: int) -> bool:
-    """Whether variant ``k``'s outputs are all views in eager, its inputs contiguous."""
+    """Whether variant ``k``'s outputs are all views in eager for some layout of its inputs."""
     for j, steps in chains:
-        t = torch.empty([d.vals[k] for d in b.shapes.dims[b.inputs[j]]], device="meta")
-        for kind, arg in steps:
-            if kind in ("contiguous", "view") and not t.is_contiguous():
+        shape = [d.vals[k] for d in b.shapes.dims[b.inputs[j]]]
+        if not any(_views(t, steps, k) for t in _layouts(shape, steps, k)):
+            return False
+    return True
+
+
+def _layouts(shape: list[int], steps: list[Step], k: int) -> Iterator[torch.Tensor]:
+    """Layouts an input may arrive in (meta tensors): contiguous; and, where the chain's first
+    permute follows only reshapes to the same shape, the layout that permute makes contiguous
+    (an attention kernel's output on a GPU)."""
+    yield torch.empty(shape, device="meta")
+    for kind, arg in steps:
+        if kind == "permute":
+            inverse = sorted(range(len(arg)), key=arg.__getitem__)
+            yield torch.empty([shape[p] for p in arg], device="meta").permute(*inverse)
+            return
+        if kind != "view" or [d.vals[k] for d in arg] != shape:
+            return
+
+
+def _views(t: torch.Tensor, steps: list[Step], k: int) -> bool:
+    """Whether eager runs the chain on ``t`` without a copy (the wrapper's tests, on meta)."""
+    for kind, arg in steps:
+        if kind == "contiguous" and not t.is_contiguous():
+            return False
+        if kind == "view":
+            sizes = [d.vals[k] for d in arg]
+            if not t.is_contiguous() and list(t.shape) != sizes:
                 return False
-            if kind == "view":
-                t = t.view([d.vals[k] for d in arg])
-            elif kind == "permute":
-                t = t.permute(*arg)
-            elif kind in ("unsqueeze", "squeeze"):
-                t = getattr(t, kind)(arg)
+            t = t.view(sizes)
+        elif kind == "permute":
+            t = t.permute(*arg)
+        elif kind in ("unsqueeze", "squeeze"):
+            t = getattr(t, kind)(arg)
     return True
 
 
 def alias_lines(chains: list[tuple[int, list[Step]]]) -> list[str]:
     """Wrapper lines that return the outputs as views of the inputs where eager would: one
-    ``is_contiguous()`` test before each step that needs a contiguous tensor and does not
-    know it has one; falling through them all means the kernel copies."""
+    test before each step that needs a contiguous tensor (or, for a reshape, its own shape)
+    and does not know it has one; falling through them all means the kernel copies."""
     lines: list[str] = []
     depth, results = 1, []
     for i, (j, steps) in enumerate(chains):
         value, contiguous = f"in{j}", False
         for k, (kind, arg) in enumerate(steps):
             pad = "    " * depth
-            if kind in ("contiguous", "view") and not contiguous:
+            dims = (
+                "(" + "".join(f"{d.expr}, " for d in arg).rstrip(" ") + ")"
+                if kind == "view"
+                else ""
+            )
+            if kind == "contiguous" and not contiguous:
                 lines.append(f"{pad}if {value}.is_contiguous():")
                 depth, contiguous, pad = depth + 1, True, "    " * (depth + 1)
+            elif kind == "view" and not contiguous:  # a view of a strided tensor: same shape only
+                lines.append(f"{pad}if {value}.is_contiguous() or {value}.shape == {dims}:")
+                depth, pad = depth + 1, "    " * (depth + 1)  # the view keeps that layout
             if kind == "contiguous":
                 continue
             new = f"a{i}_{k}"
             if kind == "view":
-                dims = "(" + "".join(f"{d.expr}, " for d in arg).rstrip(" ") + ")"
                 lines.append(f"{pad}{new} = {value}.view({dims})")
             elif kind == "permute":
                 lines.append(f"{pad}{new} = {value}.permute({', '.join(map(str, arg))})")

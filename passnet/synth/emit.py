@@ -45,6 +45,21 @@ def _round(v, DT: tl.constexpr):
 
 
 '''
+_DOT = '''
+
+@triton.jit
+def _dot(a, b, DT: tl.constexpr):
+    # eager's linear, accumulated in float32: float32 at float32 accuracy on tensor cores
+    # (three TF32 products; eager's float32 linear uses no TF32); float16 on tensor cores, its
+    # products exact in float32; bfloat16 as IEEE float32 products (Triton's interpreter
+    # cannot multiply bfloat16 matrices).
+    if DT == tl.float32:
+        return tl.dot(a, b, input_precision="tf32x3")
+    elif DT == tl.float16:
+        return tl.dot(a.to(tl.float16), b.to(tl.float16), out_dtype=tl.float32)
+    else:
+        return tl.dot(a, b, input_precision="ieee")
+'''
 _MODE_DOC = {
     "flat": "BLOCK elements of the output domain per program",
     "row": "BLOCK_M rows of N elements per program, reductions along the row",
@@ -226,6 +241,8 @@ def module_source(
     mode = modes[0] if len(modes) == 1 else f"{len(modes)} phases, " + "/".join(modes)
     doc = "; ".join(dict.fromkeys(_MODE_DOC[ph.mode] for kern in kernels for ph in kern.phases))
     out = _HEADER.format(title=title, task=task, mode=mode, mode_doc=doc)
+    if any(kern.dots for kern in kernels):
+        out = out.rstrip("\n") + "\n" + _DOT + "\n\n"
     params = ", ".join(f"in{j}" for j in range(n_inputs))
     out += pattern + "\n\n"
     out += f"def replacement_args({params}):\n    return {_tuple([f'in{j}' for j in range(n_inputs)])}\n\n\n"

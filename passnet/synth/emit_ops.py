@@ -126,7 +126,9 @@ def reduce_row(b: Builder, op: Op, v: str, params: list[str | None] | None = Non
         return mean
     d = b.let(f"tl.where(cmask, {v} - {mean}, 0.0)")
     var = b.let(f"tl.sum({d} * {d}, axis=1)[:, None] / {n}")
-    rstd = b.let(f"1.0 / tl.math.sqrt_rn({var} + {op.attrs['eps']!r})")
+    # eager's CUDA layer and group norms take rsqrtf(var + eps), as tl.math.rsqrt does: on
+    # half precision a norm's float32 result decides roundings that a second op amplifies
+    rstd = b.let(f"tl.math.rsqrt({var} + {op.attrs['eps']!r})")
     y = b.let(f"{d} * {rstd}")
     weight, bias = params or (None, None)
     if weight is not None:
@@ -157,9 +159,10 @@ def _constant(b: Builder, d: Dim) -> int | None:
 
 def linear(b: Builder, node: Node, op: Op, m: tuple[str, ...]) -> str:
     """``x @ weight.T + bias`` for the rows at ``m``: a ``tl.dot`` of the [BLOCK_M, K] row tile
-    with the [K, BLOCK_N] transposed weight, in IEEE float32 (eager's float32 linear does not
-    use TF32; half-precision inputs are exact in float32, accumulated in float32 as cuBLAS
-    does), the bias added before the one rounding to the output dtype. The output features
+    with the [K, BLOCK_N] transposed weight (``_dot`` in the module: float32 at float32
+    accuracy as three TF32 products on tensor cores, since eager's float32 linear uses no TF32;
+    float16 on tensor cores, bfloat16 as IEEE float32 products, both exact in float32;
+    accumulated in float32 as cuBLAS does), the bias added before the one rounding to the output dtype. The output features
     must be the kernel's row; an input row of another length is loaded with its own column
     range, a computed one must share the kernel's row."""
     x, w, bias = op.args
@@ -197,7 +200,10 @@ def linear(b: Builder, node: Node, op: Op, m: tuple[str, ...]) -> str:
     jw = b.index[w]
     wt = b.let(f"tl.load(x{jw} + cols * {b.stride(jw, 0)} + {kr} * {b.stride(jw, 1)}, "
                f"mask=cmask & ({kr} < {k_in}), other=0.0).to(tl.float32)")  # fmt: skip
-    y = b.let(f'tl.dot({xt}, {wt}, input_precision="ieee")')
+    dt = b.shapes.dtypes[w]
+    if dt.index is not None:
+        b.pointers.add(dt.index)
+    y = b.let(f"_dot({xt}, {wt}, {dt.triton()})")
     if bias is not None:
         y = b.let(f"{y} + {b.value(bias, ('cols',))}")
     return b.round(y, node)
