@@ -3,9 +3,12 @@
 Each candidate ``Tuning`` is emitted as its own pass folder, applied to every variant's graph
 in this process (the synthesizer's own code: no sandbox needed) and checked against eager at
 the keep level; the correct ones are timed side by side, interleaved, per variant
-(``passnet.evaluation.timing.measure``), and the one with the smallest geometric mean of
-per-variant median times wins. The chosen pass is then verified like any other, in
-sandboxed workers. Under Triton's interpreter (CPU) timings mean nothing: nothing is tuned.
+(``passnet.evaluation.timing.measure``), and the one the score favours wins: the smallest
+geometric mean of per-variant median times, less what the score takes for tolerance levels
+a variant fails (SPEC section 6: a variant correct only from t = -4 scores b at t = -5, which
+costs its AS a factor 0.68, more than any launch shape gains; the shapes' reduction orders
+round half-precision results differently). The chosen pass is then verified like any other,
+in sandboxed workers. Under Triton's interpreter (CPU) timings mean nothing: nothing is tuned.
 """
 
 from __future__ import annotations
@@ -39,9 +42,19 @@ Emit = Callable[[Tuning], list[tuple[str, str]]]
 """A tuning -> the pass folder's (rule stem, module source) pairs."""
 
 
+def level_penalty(tightest_t: int, b: float = 0.1) -> float:
+    """What failing every level below ``tightest_t`` costs a variant's log AS (SPEC section
+    6: ``b`` in place of its speedup at each of those levels, by their weights)."""
+    from passnet.scores.metrics import AS_WEIGHTS
+
+    failed = sum(w for t, w in AS_WEIGHTS.items() if t < tightest_t)
+    return -math.log(b) * failed / sum(AS_WEIGHTS.values())
+
+
 def _variant_sides(task: Task, emitted: dict[int, Path], device: torch.device, strict_t: int):
     """Per variant: (inputs, {config index: rewritten forward}) for the configs that are
-    correct on it at ``strict_t``; a config that fails anywhere is dropped everywhere."""
+    correct on it at ``strict_t``, and per config the tightest level it passes on each
+    variant; a config that fails anywhere is dropped everywhere."""
     from passnet.graph.sample import load_module, load_sample, materialize
     from passnet.passes.loader import load_pass_dir
     from passnet.passes.matcher import apply_passes, to_fx
@@ -49,6 +62,7 @@ def _variant_sides(task: Task, emitted: dict[int, Path], device: torch.device, s
 
     passes = {i: load_pass_dir(folder) for i, folder in emitted.items()}
     failed: dict[int, str] = {}
+    tightest: dict[int, list[int]] = {i: [] for i in passes}
     per_variant = []
     for variant in task.variants:
         sample = load_sample(variant.path)
@@ -69,12 +83,13 @@ def _variant_sides(task: Task, emitted: dict[int, Path], device: torch.device, s
                 t = compare_outputs(out, ref).tightest_passing_t
                 if t is None or t > strict_t:
                     raise ValueError(f"passes only at t = {t}")
+                tightest[i].append(t)
             except Exception as exc:  # noqa: BLE001 - a shape that breaks is not a candidate
                 failed[i] = f"{variant.graph}: {type(exc).__name__}: {exc}"[:300]
                 continue
             fns[i] = gm.forward
         per_variant.append((inputs, fns))
-    return per_variant, failed
+    return per_variant, failed, tightest
 
 
 @contextmanager
@@ -106,9 +121,10 @@ def tune(
     configs: tuple[Tuning, ...] = CONFIGS,
     measure: Callable[..., dict] | None = None,
 ) -> tuple[Tuning, dict[str, Any]]:
-    """The fastest correct tuning of ``emit``'s pass on every variant of ``task``, and the
-    record of the search (each config's geometric-mean median time, or why it was dropped).
-    ``measure`` defaults to the harness's interleaved timing."""
+    """The tuning of ``emit``'s pass the score favours on ``task`` (fastest, less the levels it
+    fails; see the module docstring), correct on every variant at ``strict_t``, and the record
+    of the search (each config's geometric-mean median time and tightest levels, or why it was
+    dropped). ``measure`` defaults to the harness's interleaved timing."""
     if measure is None:
         from passnet.evaluation.timing import measure
     dev = torch.device(device)
@@ -117,7 +133,7 @@ def tune(
         for i, cfg in enumerate(configs):
             emitted[i] = Path(tmp) / f"c{i}"
             write_pass_dir(emitted[i], emit(cfg))
-        per_variant, failed = _variant_sides(task, emitted, dev, strict_t)
+        per_variant, failed, tightest = _variant_sides(task, emitted, dev, strict_t)
         alive = [i for i in range(len(configs)) if i not in failed]
         logs: dict[int, float] = dict.fromkeys(alive, 0.0)
         if alive:
@@ -136,6 +152,7 @@ def tune(
             {
                 **asdict(cfg),
                 "gmean_us": round(math.exp(logs[i] / n), 3) if i in logs else None,
+                "tightest_t": tightest[i] if i in logs else None,
                 "dropped": failed.get(i),
             }  # fmt: skip
             for i, cfg in enumerate(configs)
@@ -144,6 +161,7 @@ def tune(
     if not alive:
         record["chosen"] = None
         return Tuning(), record
-    best = min(alive, key=lambda i: (logs[i], i))
+    cost = {i: logs[i] + sum(map(level_penalty, tightest[i])) for i in alive}
+    best = min(alive, key=lambda i: (cost[i], i))
     record["chosen"] = asdict(configs[best])
     return configs[best], record
