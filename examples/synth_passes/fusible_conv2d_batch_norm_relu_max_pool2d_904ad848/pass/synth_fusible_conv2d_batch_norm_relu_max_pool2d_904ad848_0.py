@@ -133,7 +133,7 @@ def synth_fusible_conv2d_batch_norm_relu_max_pool2d_904ad848_0(in0, in1, in2, in
             (t0[3] if s0[3] != 1 else 0),
             numel,
             BLOCK=BLOCK,
-            num_warps=2,
+            num_warps=1,
         )
     return y0
 

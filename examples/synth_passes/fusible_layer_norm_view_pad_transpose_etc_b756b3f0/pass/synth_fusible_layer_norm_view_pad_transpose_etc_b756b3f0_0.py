@@ -75,7 +75,7 @@ def _synth_fusible_layer_norm_view_pad_transpose_etc_b756b3f0_0_kernel(
     t10 = t9 / 64
     t11 = tl.where(cmask, t4 - t10, 0.0)
     t12 = tl.sum(t11 * t11, axis=1)[:, None] / 64
-    t13 = 1.0 / tl.math.sqrt_rn(t12 + 1e-05)
+    t13 = tl.math.rsqrt(t12 + 1e-05)
     t14 = t11 * t13
     t15 = t14 * t6
     t16 = t15 + t8

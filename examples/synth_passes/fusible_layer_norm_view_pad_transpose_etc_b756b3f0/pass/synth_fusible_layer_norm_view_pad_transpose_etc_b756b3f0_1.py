@@ -84,7 +84,7 @@ def _synth_fusible_layer_norm_view_pad_transpose_etc_b756b3f0_1_kernel(
     t18 = t17 / 64
     t19 = tl.where(cmask, t12 - t18, 0.0)
     t20 = tl.sum(t19 * t19, axis=1)[:, None] / 64
-    t21 = 1.0 / tl.math.sqrt_rn(t20 + 1e-05)
+    t21 = tl.math.rsqrt(t20 + 1e-05)
     t22 = t19 * t21
     t23 = t22 * t14
     t24 = t23 + t16
