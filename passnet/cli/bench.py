@@ -28,7 +28,7 @@ from passnet.cli.options import (
     Trials,
     Warmup,
 )
-from passnet.dataset.suite import DEFAULT_SUITE
+from passnet.dataset import DEFAULT_SUITE
 from passnet.evaluation.compile_stats import triton_line
 from passnet.runner.store import DEFAULT_STORE
 

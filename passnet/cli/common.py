@@ -52,7 +52,7 @@ def device_list(device: str) -> list[str]:
 
 def check_call_path(call_path: str, device: str) -> None:
     """A known ``--call-path``, and CUDA graphs only on a CUDA device; else exit 2."""
-    from passnet.evaluation.candidates import CALL_PATHS
+    from passnet.core.results import CALL_PATHS
 
     if call_path not in CALL_PATHS:
         fail(f"unknown --call-path {call_path!r}; known: {', '.join(CALL_PATHS)}.")

@@ -20,7 +20,7 @@ err = Console(stderr=True, width=None if sys.stderr.isatty() else 160)
 
 
 def default_report_dir(store: Path, run_ids: list[str]) -> Path:
-    from passnet.dataset.suite import digest
+    from passnet.core.hashing import digest
 
     name = "+".join(run_ids) if len(run_ids) <= 3 else "compare-" + digest(*run_ids, n=10)
     return store.parent / "reports" / name

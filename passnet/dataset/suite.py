@@ -12,16 +12,12 @@ moving a suite does not invalidate cached baselines.
 from __future__ import annotations
 
 import fnmatch
-import hashlib
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from passnet.core.hashing import digest
+from passnet.dataset import DEFAULT_SUITE  # re-exported: defined where the CLI needs no torch
 from passnet.dataset.task import GRAPH_LIST, Task, TaskError, Variant, load_task
-
-DEFAULT_SUITE = "examples/suite"
-"""The suite ``passnet bench`` runs when none is given (relative to the working directory,
-else to the repository root): 30 fusible tasks built by the dataset pipeline."""
 
 GRAPH_FILES = ("model.py", "weight_meta.py", "input_meta.py")
 """The files that define a variant's computation and inputs (its content hash)."""
@@ -32,19 +28,6 @@ _MAX_PASS_BYTES = 16 * 2**20
 
 class SuiteError(Exception):
     """A suite that cannot be read (user-fixable: the message names the folder)."""
-
-
-def digest(*parts: str | bytes, n: int = 16) -> str:
-    """Short SHA-256 over parts separated by NUL (ids and cache keys)."""
-    h = hashlib.sha256()
-    for part in parts:
-        h.update(part if isinstance(part, bytes) else part.encode("utf-8"))
-        h.update(b"\0")
-    return h.hexdigest()[:n]
-
-
-def canonical_json(obj: object) -> str:
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), default=str)
 
 
 def variant_content_hash(variant: Variant) -> str:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from passnet.core.hashing import canonical_json, digest
 from passnet.core.results import (
     CandidateSpec,
     Environment,
@@ -27,7 +28,7 @@ from passnet.core.results import (
     Status,
     VariantResult,
 )
-from passnet.dataset.suite import Suite, SuiteVariant, canonical_json, digest, load_suite
+from passnet.dataset.suite import Suite, SuiteVariant, load_suite
 from passnet.evaluation.candidates import parse_candidate
 from passnet.evaluation.compile_stats import merge
 from passnet.evaluation.sandbox import spare_workers

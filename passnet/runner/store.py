@@ -19,10 +19,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from passnet.core.hashing import canonical_json, digest
 from passnet.core.results import CandidateSpec, Environment, Parameters, VariantResult
-from passnet.dataset.suite import SuiteTask, canonical_json, digest
 from passnet.runner.schema import STORE_SCHEMA_VERSION, StoreError, connect
+
+if TYPE_CHECKING:
+    from passnet.dataset.suite import SuiteTask
 
 __all__ = [
     "DEFAULT_STORE",

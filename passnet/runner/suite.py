@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from passnet.core.hashing import canonical_json, digest
 from passnet.core.results import CandidateSpec
-from passnet.dataset.suite import SuiteError, canonical_json, digest, folder_digest
+from passnet.dataset.suite import SuiteError, folder_digest
 from passnet.evaluation.candidates import kind_of
 
 

@@ -17,9 +17,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from passnet.core.hashing import digest
 from passnet.core.results import CandidateSpec, Environment, Parameters, Status, VariantResult
 from passnet.core.tolerance import ErrorClass
-from passnet.dataset.suite import SuiteTask, _suite_task, digest
+from passnet.dataset.suite import SuiteTask, _suite_task
 
 if TYPE_CHECKING:  # bench imports this module at run time, not the other way round
     from passnet.runner.bench import WorkItem
