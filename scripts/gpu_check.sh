@@ -3,7 +3,7 @@
 # bundled example under eager, Inductor and the bundled pass (direct and Dynamo call paths), and
 # the bundled suite (or one rebuilt here: SUITE_REBUILD=1). EXAMPLE_BENCH=0, GPU_TESTS=0 and
 # SUITE_BENCH=0 skip a part; THROUGHPUT=1 adds the evaluator-throughput comparison, LATENCY=1
-# repeated evaluations in one process, PROFILE=1
+# repeated evaluations in one process and one-shot `passnet eval --server` calls, PROFILE=1
 # the per-variant host/device profile of the synthesised passes, P3=1 the suite measured twice.
 # Expects the wheels of packages missing there in .whl/ (see docs/benchmarks.md); writes to $OUT.
 set -uo pipefail
@@ -52,6 +52,19 @@ if [ "${LATENCY:-0}" = 1 ]; then
     --json "$OUT/p2_inprocess.json" 2>&1 | tail -6 | tee "$OUT/latency.txt"
   python3 scripts/bench_eval_latency.py "$TASK" --pass-dir "$PASS" --device cuda --repeat 2 \
     --think 10 --json "$OUT/p2_prewarmed.json" 2>&1 | tail -4 | tee -a "$OUT/latency.txt"
+  # P2 one-shot with a running evaluator service: `passnet eval --server` (client wall, from
+  # the command's start to its result) against the service started 10 s before.
+  python3 -m passnet.cli serve --device cuda --port 0 > /tmp/serve.out 2>/tmp/serve.err &
+  SERVE_PID=$!
+  sleep 10
+  URL=$(grep -o 'http://[0-9.:]*' /tmp/serve.out)
+  for rep in 1 2 3; do
+    TIMEFORMAT="service call $rep: %R s wall (client, one-shot)"
+    time (python3 -m passnet.cli eval "$TASK" --pass-dir "$PASS" --device cuda --server "$URL" \
+      --json "$OUT/p2_service_$rep.json" 2>&1 | tail -2)
+  done 2>&1 | tee -a "$OUT/latency.txt"
+  kill "$SERVE_PID"
+  tar czf "$OUT/p2_service.tgz" "$OUT"/p2_service_*.json && rm -f "$OUT"/p2_service_*.json
 fi
 if [ "${GPU_TESTS:-1}" = 1 ]; then
   # Only the modules that hold GPU tests: others import clients (openai) the machine lacks.

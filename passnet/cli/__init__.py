@@ -27,6 +27,7 @@ def _root() -> None:
 # optional dependencies are missing in a partial install is left out.
 _SUBCOMMAND_MODULES = (
     "passnet.cli.evaluate",
+    "passnet.cli.serve",
     "passnet.cli.bench",
     "passnet.cli.reports",
     "passnet.cli.agent",

@@ -116,6 +116,10 @@ def eval_cmd(
         bool, typer.Option("--with-inductor", help="also time Inductor for speedup vs Inductor")
     ] = False,
     prepare_ahead: PrepareAhead = 1,
+    server: Annotated[
+        str | None,
+        typer.Option(help="URL of a running `passnet serve`: evaluate there, its workers warm"),
+    ] = None,
 ) -> None:
     """Evaluate a pass folder (or a baseline compiler) on every variant of TASK."""
     from passnet.core.results import default_parameters
@@ -123,11 +127,11 @@ def eval_cmd(
     if (pass_dir is None) == (compiler is None):
         _fail("give exactly one of --pass-dir DIR or --compiler NAME (eager, inductor[:MODE]).")
     check_call_path(call_path, device)
-    check_device(device)
+    if server is None:  # a service checks its own devices
+        check_device(device)
     if pass_dir is not None and not pass_dir.is_dir():
         _fail(f"pass folder {pass_dir} does not exist.")
     check_out_file(json_out, "--json")  # before evaluating, which would be lost
-    spec, loaded = _load(task, pass_dir, compiler)
     params = default_parameters(
         device,
         b=b,
@@ -142,7 +146,13 @@ def eval_cmd(
         call_path=call_path,
         cpu_threads=cpu_threads,
     )
-    result = _evaluate(loaded, spec, device, params, with_inductor, prepare_ahead)
+    if server is not None:  # the service loads and checks the task (no torch needed here)
+        candidate = f"passes:{pass_dir.resolve()}" if pass_dir else str(compiler)
+        result = _evaluate_remote(server, task, candidate, device, params, with_inductor,
+                                  prepare_ahead)  # fmt: skip
+    else:
+        spec, loaded = _load(task, pass_dir, compiler)
+        result = _evaluate(loaded, spec, device, params, with_inductor, prepare_ahead)
     print_task_result(result)
     if json_out:
         _write_json(result, json_out)
@@ -193,6 +203,28 @@ def _evaluate(
             on_variant=progress,
             prepare_ahead=prepare_ahead,
         )
+
+
+def _evaluate_remote(
+    url: str,
+    task: Path,
+    candidate: str,
+    device: str,
+    params: Parameters,
+    with_inductor: bool,
+    prepare_ahead: int,
+) -> TaskResult:
+    """The same evaluation by the service at ``url`` (folders sent as absolute paths)."""
+    from passnet.runner.service import EvaluateRequest, ServiceError, evaluate_remote
+
+    request = EvaluateRequest(task=str(task.resolve()), candidate=candidate, parameters=params,
+                              device=device, with_inductor=with_inductor,
+                              prepare_ahead=prepare_ahead)  # fmt: skip
+    with console.status(f"evaluating {candidate} on {task.name} at {url} ..."):
+        try:
+            return evaluate_remote(url, request)
+        except ServiceError as exc:
+            _fail(str(exc))
 
 
 def _write_json(result: TaskResult, json_out: Path) -> None:
