@@ -21,6 +21,7 @@ from typing import Any
 
 from torch.fx import Node
 
+from passnet.graph.aliasing import shared_write
 from passnet.passes.calls import INPLACE, short_name
 
 _F = "torch.nn.functional."
@@ -91,23 +92,19 @@ class LooseLiterals:
     def _private_input(self, node: Node, inside: Callable[[Node], bool], side: str) -> str | None:
         """None if ``node``'s input tensor is private to the match (module docstring), else why
         not. ``inside``: whether a node of this side is a compute node of the match."""
-        user, v = node, self.args_of(node)[0][1]
-        while True:
-            if not isinstance(v, Node):
-                return f"the {side}'s input is the literal {v!r}"
-            if not inside(v):
-                return f"{side} node '{v.name}' is an input of the match, not made inside it"
-            if len(v.users) != 1:
-                other = next(u for u in v.users if u is not user)
-                return f"{side} node '{v.name}' also feeds '{other.name}'"
-            if self._fresh(v):
-                return None
-            if (base := self._aliased(v)) is None:
-                return (
-                    f"{side} node '{v.name}' ({short_name(self.key_of(v))}) may share memory "
-                    "with another tensor"
-                )
-            user, v = v, base
+        why = shared_write(node, self.args_of(node)[0][1], inside,
+                           lambda v: "fresh" if self._fresh(v) else self._aliased(v))  # fmt: skip
+        if why is None:
+            return None
+        v = why.node
+        if why.kind == "literal":
+            return f"the {side}'s input is the literal {v!r}"
+        if why.kind == "input":
+            return f"{side} node '{v.name}' is an input of the match, not made inside it"
+        if why.kind == "read":
+            return f"{side} node '{v.name}' also feeds '{why.other.name}'"
+        return (f"{side} node '{v.name}' ({short_name(self.key_of(v))}) may share memory with "
+                "another tensor")  # fmt: skip
 
     def _fresh(self, v: Node) -> bool:
         """Whether ``v``'s result is a new tensor, never an input of ``v`` or a view of one."""

@@ -146,7 +146,7 @@ def make_server(
                 result = service.evaluate(request)
             except (ValidationError, BadRequest, ValueError) as exc:
                 self._send(400, {"error": str(exc)})
-            except Exception as exc:  # noqa: BLE001 - the client gets the reason, the service lives on
+            except Exception as exc:  # noqa: BLE001 - the client gets the reason; the service lives
                 self._send(500, {"error": f"evaluator failed: {type(exc).__name__}: {exc}"})
             else:
                 self._send(200, result.model_dump_json(), raw=True)
@@ -169,7 +169,8 @@ def make_server(
 
 def evaluate_remote(url: str, request: EvaluateRequest, timeout: float | None = None) -> TaskResult:
     """Send ``request`` to the service at ``url``; ServiceError says why it did not evaluate."""
-    req = urllib.request.Request(url.rstrip("/") + "/evaluate", data=request.model_dump_json().encode(),
+    body = request.model_dump_json().encode()
+    req = urllib.request.Request(url.rstrip("/") + "/evaluate", data=body,
                                  headers={"Content-Type": "application/json"})  # fmt: skip
     try:
         with urllib.request.urlopen(req, timeout=timeout) as response:

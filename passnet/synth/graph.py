@@ -21,6 +21,7 @@ from torch.fx.node import map_aggregate
 from torch.fx.passes.shape_prop import ShapeProp, TensorMetadata
 
 from passnet.dataset.task import Variant
+from passnet.graph.aliasing import shared_write
 from passnet.graph.sample import load_module, load_sample, materialize
 from passnet.passes.matcher import to_fx
 from passnet.synth.kernel import Kernel, build
@@ -184,17 +185,22 @@ def _shared_write(traced: Traced, node: Node, inside: set[Node]) -> str | None:
     """Why the in-place ``node`` cannot be computed out of place inside its group: the memory
     it writes is an input's, or is read by another node (following views and in-place ops
     back to the op that allocated it), so eager's write would be seen; None when private."""
-    user, x = node, traced.ops[node].args[0]  # type: ignore[union-attr]
-    while True:
-        op = traced.ops.get(x) if isinstance(x, Node) and x in inside else None
-        if not isinstance(op, Op):
-            return f"'{node.name}' writes in place into the group's input '{getattr(x, 'name', x)}'"
-        if len(x.users) != 1:
-            other = next(u for u in x.users if u is not user)
-            return f"'{node.name}' writes in place into '{x.name}', which '{other.name}' reads"
-        if not (op.view or op.attrs.get("inplace")):
-            return None
-        user, x = x, op.args[0]
+
+    def link(v: Node) -> Node | str:
+        op = traced.ops[v]  # an Op: ``grouped`` let only those in
+        return op.args[0] if op.view or op.attrs.get("inplace") else "fresh"  # type: ignore
+
+    def grouped(v: Node) -> bool:  # a node the group computes with an op model
+        return v in inside and isinstance(traced.ops.get(v), Op)
+
+    why = shared_write(node, traced.ops[node].args[0], grouped, link)  # type: ignore[union-attr]
+    if why is None:
+        return None
+    if why.kind == "read":
+        return (f"'{node.name}' writes in place into '{why.node.name}', which "
+                f"'{why.other.name}' reads")  # fmt: skip
+    name = getattr(why.node, "name", why.node)
+    return f"'{node.name}' writes in place into the group's input '{name}'"
 
 
 def _trim(run: list[Node], ops: dict[Node, Op | str]) -> list[Node]:
