@@ -76,6 +76,16 @@ def test_eval_through_the_service_is_the_local_evaluation(server: str, tmp_path:
         assert json.loads(resp.read())["evaluations"] >= 1
 
 
+def test_task_submit_through_the_service(server: str) -> None:
+    """``passnet task submit --server``: the agent's feedback, evaluated by the service."""
+    out = _cli("task", "submit", str(GRAPH), str(PASS), "--trials", "3", "--warmup", "1",
+               "--server", server)  # fmt: skip
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "AS" in out.stdout and "correct" in out.stdout.lower(), out.stdout
+    bad = _cli("task", "submit", str(GRAPH), str(PASS), "--server", "http://127.0.0.1:9")
+    assert bad.returncode == 2 and "no evaluator at" in bad.stdout + bad.stderr
+
+
 def test_bad_requests_get_their_reason(server: str) -> None:
     missing = _cli("eval", str(ROOT / "no_such_task"), "--compiler", "eager", "--server", server)
     assert missing.returncode == 2 and "no such task folder" in missing.stdout + missing.stderr

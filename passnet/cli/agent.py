@@ -22,12 +22,15 @@ from rich.table import Table
 
 from passnet.cli.common import device_list
 from passnet.cli.common import fail as _fail
-from passnet.cli.options import CiTarget, Device, PrepareAhead, Trials, Warmup
+from passnet.cli.options import CiTarget, Device, EvalServer, PrepareAhead, Trials, Warmup
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from passnet.agent.loop import AgentConfig, AttemptSpec
     from passnet.agent.run import RunSummary
     from passnet.agent.trajectory import AttemptRecord
+    from passnet.core.results import Parameters, TaskResult
     from passnet.dataset.task import Task
 
 console = Console()
@@ -162,6 +165,7 @@ def run_cmd(
     eval_timeout: Annotated[float, typer.Option(help="seconds per evaluated graph")] = 600.0,
     prepare_ahead: PrepareAhead = 1,
     ci_target: CiTarget = None,
+    server: EvalServer = None,
 ) -> None:
     """Let an LLM write passes for every task of SUITE, k attempts each; prints best@k and mean."""
     from passnet.agent.llm import GenerateConfig
@@ -199,12 +203,33 @@ def run_cmd(
         device=",".join(devices),
         run_id=out.name,
     )
-    summary = _run(tasks, config, out, attempts, concurrency, devices, prepare_ahead)
+    summary = _run(tasks, config, out, attempts, concurrency, devices, prepare_ahead, server)
     print_summary(summary)
     total = len(tasks) * attempts
     console.print(f"[dim]{total} attempt(s) planned; trajectories in {out}/trajectories.jsonl[/]")
     if summary.errors:
         raise typer.Exit(code=1)
+
+
+def _evaluator(devices: list[str], parameters: Parameters, prepare_ahead: int,
+               server: str | None) -> Callable[[Task, Path], TaskResult]:  # fmt: skip
+    """The agent's evaluator: a local device pool, or the service at ``server`` (whose failures
+    exit 2 with the service's reason)."""
+    if server is None:
+        from passnet.evaluation.devices import DevicePool
+
+        return DevicePool(devices, parameters, prepare_ahead)
+    from passnet.runner.service import RemoteEvaluator, ServiceError
+
+    remote = RemoteEvaluator(server, parameters, devices[0], prepare_ahead)
+
+    def evaluate(task: Task, pass_dir: Path) -> TaskResult:
+        try:
+            return remote(task, pass_dir)
+        except ServiceError as exc:
+            _fail(str(exc))
+
+    return evaluate
 
 
 def _extra_body(max_tokens_param: str, extra_body: str | None) -> dict[str, Any]:
@@ -245,21 +270,22 @@ def _run(
     concurrency: int,
     devices: list[str],
     prepare_ahead: int,
+    server: str | None = None,
 ) -> RunSummary:
     """Every attempt, a line as each starts and ends; exit 2 on an error that stops the run
     (the attempts finished are kept in OUT, and rerunning with --out OUT resumes)."""
     from passnet.agent.llm import LLMError, get_backend
     from passnet.agent.run import RunError, RunPlan, run_agent
-    from passnet.evaluation.devices import DevicePool
 
     try:
         shared = get_backend(config.backend)
     except LLMError as exc:
         _fail(str(exc))
-    evaluator = DevicePool(devices, config.parameters, prepare_ahead)
+    evaluator = _evaluator(devices, config.parameters, prepare_ahead, server)
     console.print(
         f"{len(tasks)} task(s) x {attempts} attempt(s) with {config.generate.model} "
-        f"({config.backend}); evaluating on {', '.join(devices)}; run folder {out}"
+        f"({config.backend}); evaluating on {', '.join(devices)}"
+        f"{f' at {server}' if server else ''}; run folder {out}"
     )
     plan = RunPlan(
         tasks=tasks,
@@ -376,6 +402,7 @@ def submit_cmd(
     ] = None,
     prepare_ahead: PrepareAhead = 1,
     ci_target: CiTarget = None,
+    server: EvalServer = None,
 ) -> None:
     """Evaluate PASS_DIR on TASK and print the feedback the agent would get.
 
@@ -384,7 +411,6 @@ def submit_cmd(
     crash, rejected)."""
     from passnet.agent.feedback import format_feedback
     from passnet.dataset.task import TaskError, load_task
-    from passnet.evaluation.devices import DevicePool
 
     devices = device_list(device)
     if not pass_dir.is_dir():
@@ -394,7 +420,7 @@ def submit_cmd(
     except TaskError as exc:
         _fail(str(exc))
     params = _parameters(devices, warmup, trials, timeout, ci_target)
-    pool = DevicePool(devices[:1], params, prepare_ahead)
+    pool = _evaluator(devices[:1], params, prepare_ahead, server)
     with console.status(f"evaluating {pass_dir} on {len(loaded.variants)} graph(s) ..."):
         result = pool(loaded, pass_dir.resolve())
     sys.stdout.write(format_feedback(result) + "\n")

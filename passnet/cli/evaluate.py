@@ -15,6 +15,7 @@ from passnet.cli.options import (
     CiTarget,
     CpuThreads,
     Device,
+    EvalServer,
     JsonOut,
     MaxTrials,
     PrepareAhead,
@@ -116,10 +117,7 @@ def eval_cmd(
         bool, typer.Option("--with-inductor", help="also time Inductor for speedup vs Inductor")
     ] = False,
     prepare_ahead: PrepareAhead = 1,
-    server: Annotated[
-        str | None,
-        typer.Option(help="URL of a running `passnet serve`: evaluate there, its workers warm"),
-    ] = None,
+    server: EvalServer = None,
 ) -> None:
     """Evaluate a pass folder (or a baseline compiler) on every variant of TASK."""
     from passnet.core.results import default_parameters

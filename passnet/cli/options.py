@@ -45,3 +45,7 @@ ScoreP = Annotated[float, typer.Option("--p", help="slowdown penalty exponent (S
 Device = Annotated[str, typer.Option(help="cpu or cuda[:N]")]
 JsonOut = Annotated[Path | None, typer.Option("--json", help="write the result here")]
 ResultsStore = Annotated[Path, typer.Option(help="results store (SQLite)")]
+EvalServer = Annotated[
+    str | None,
+    typer.Option(help="URL of a running `passnet serve`: evaluate there, its workers warm"),
+]

@@ -15,6 +15,10 @@ Protocol, JSON over HTTP:
 - ``POST /evaluate`` with an :class:`EvaluateRequest` -> the ``TaskResult`` (the schema of
   ``passnet eval --json``), or ``{"error": why}`` with 400 (a request it cannot evaluate: a
   missing folder, a device it does not serve) or 500 (the evaluator failed).
+
+:class:`RemoteEvaluator` is the agent's evaluator (``(task, pass folder) -> TaskResult``, as
+``DevicePool``) backed by a service: ``passnet agent run --server URL``, ``passnet task submit
+--server URL``.
 """
 
 from __future__ import annotations
@@ -186,3 +190,20 @@ def evaluate_remote(url: str, request: EvaluateRequest, timeout: float | None = 
         raise ServiceError(
             f"no evaluator at {url} ({reason}); start one with `passnet serve`"
         ) from None
+
+
+class RemoteEvaluator:
+    """``(task, pass folder) -> TaskResult`` through the service at ``url``: what the agent's
+    evaluate tool calls instead of a local ``DevicePool`` (``passnet agent run --server``)."""
+
+    def __init__(self, url: str, parameters: Parameters, device: str = "cpu",
+                 prepare_ahead: int = 1, timeout: float | None = None) -> None:  # fmt: skip
+        self.url, self.parameters, self.device = url, parameters, device
+        self.prepare_ahead, self.timeout = prepare_ahead, timeout
+
+    def __call__(self, task: Any, pass_dir: Path) -> TaskResult:
+        request = EvaluateRequest(task=str(Path(task.path).resolve()),
+                                  candidate=f"passes:{Path(pass_dir).resolve()}",
+                                  parameters=self.parameters, device=self.device,
+                                  prepare_ahead=self.prepare_ahead)  # fmt: skip
+        return evaluate_remote(self.url, request, self.timeout)
