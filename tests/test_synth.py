@@ -426,3 +426,27 @@ def test_a_scalar_constant_that_rounds_to_infinity_is_written_as_one(tmp_path: P
     with torch.no_grad():
         out, ref = gm(*args), module(*args)
     assert torch.equal(out[0], ref[0]) and bool(torch.isinf(ref[0]).all())
+
+
+def test_the_alias_paths_stride_test_is_is_contiguous() -> None:
+    """The head merge's pre-test (synth/alias.py ``_dense``) reads strides instead of making a
+    view and a permute; it must say what ``x.permute(perm).is_contiguous()`` says, size-1 dims
+    and all, for inputs in every layout a permute of a dense buffer gives."""
+    import itertools
+    import random
+
+    from passnet.synth.alias import _dense
+
+    rng = random.Random(0)
+    for _ in range(300):
+        rank = rng.choice((3, 4))
+        shape = [rng.choice((1, 1, 2, 3, 5)) for _ in range(rank)]
+        layout = list(range(rank))
+        rng.shuffle(layout)  # the input is a dense buffer permuted by `layout`
+        base = torch.empty([shape[p] for p in layout])
+        x = base.permute(*sorted(range(rank), key=layout.__getitem__))
+        assert list(x.shape) == shape
+        for perm in itertools.permutations(range(rank)):
+            expr = _dense("s", "st", perm)
+            got = eval(expr, {"s": tuple(x.shape), "st": x.stride()})  # noqa: S307 - our own source
+            assert got == x.permute(*perm).is_contiguous(), (shape, layout, perm, expr)

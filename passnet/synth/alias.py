@@ -118,6 +118,10 @@ def alias_lines(chains: list[tuple[int, list[Step]]]) -> list[str]:
     depth, results = 1, []
     for i, (j, steps) in enumerate(chains):
         value, contiguous = f"in{j}", False
+        if (perm := _leading_permute(steps)) is not None:
+            lines.append(f"{'    ' * depth}st{j} = in{j}.stride()")
+            lines.append(f"{'    ' * depth}if {_dense(f's{j}', f'st{j}', perm)}:")
+            depth += 1
         for k, (kind, arg) in enumerate(steps):
             pad = "    " * depth
             dims = (
@@ -146,3 +150,30 @@ def alias_lines(chains: list[tuple[int, list[Step]]]) -> list[str]:
     ret = results[0] if len(results) == 1 else "(" + ", ".join(results) + ",)"
     lines.append("    " * depth + f"return {ret}")
     return lines
+
+
+def _leading_permute(steps: list[Step]) -> tuple[int, ...] | None:
+    """The chain's first permute when only reshapes of its rank come before it and a
+    ``contiguous()`` after it: then the chain is all views only if the input permuted so is
+    dense (with those reshapes to its own shape), which its strides tell without making a
+    view: a contiguous attention output, as cuDNN and flash return it, fails at once."""
+    for n, (kind, arg) in enumerate(steps):
+        if kind == "permute":
+            after = any(k == "contiguous" for k, _ in steps[n + 1 :])
+            views = [a for _, a in steps[:n]]
+            if after and list(arg) != sorted(arg) and all(len(a) == len(arg) for a in views):
+                return tuple(arg)
+            return None
+        if kind != "view":
+            return None
+    return None
+
+
+def _dense(sizes: str, strides: str, perm: tuple[int, ...]) -> str:
+    """``x.permute(perm).is_contiguous()`` from ``x``'s sizes and strides: each dim of size
+    other than 1 has the product of the later dims' sizes as its stride."""
+    terms, later = [f"len({sizes}) == {len(perm)}"], "1"
+    for p in reversed(perm):
+        terms.append(f"({sizes}[{p}] == 1 or {strides}[{p}] == {later})")
+        later = f"{sizes}[{p}]" if later == "1" else f"{later} * {sizes}[{p}]"
+    return " and ".join(terms)
