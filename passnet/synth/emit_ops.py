@@ -162,9 +162,9 @@ def linear(b: Builder, node: Node, op: Op, m: tuple[str, ...]) -> str:
     with the [K, BLOCK_N] transposed weight (``_dot`` in the module: float32 at float32
     accuracy as three TF32 products on tensor cores, since eager's float32 linear uses no TF32;
     float16 on tensor cores, bfloat16 as IEEE float32 products, both exact in float32;
-    accumulated in float32 as cuBLAS does), the bias added before the one rounding to the output dtype. The output features
-    must be the kernel's row; an input row of another length is loaded with its own column
-    range, a computed one must share the kernel's row."""
+    accumulated in float32 as cuBLAS does), the bias added before the one rounding to the
+    output dtype. The output features must be the kernel's row; an input row of another
+    length is loaded with its own column range, a computed one must share the kernel's row."""
     x, w, bias = op.args
     if b.mode != "row" or m[-1] != "cols" or any(b.on_cols(t) for t in m[:-1]):
         raise Unfusable(f"linear '{node.name}' is needed other than along its output features")
