@@ -63,6 +63,15 @@ if [ "${LATENCY:-0}" = 1 ]; then
     time (python3 -m passnet.cli eval "$TASK" --pass-dir "$PASS" --device cuda --server "$URL" \
       --json "$OUT/p2_service_$rep.json" 2>&1 | tail -2)
   done 2>&1 | tee -a "$OUT/latency.txt"
+  # issue 14's P2 names a ~10-variant task: a 9-variant suite task with its library pass,
+  # variants prepared 3 at a time
+  P2_TASK=${P2_TASK:-examples/suite/fusible_add_layer_norm_1f059508}
+  P2_PASS=${P2_PASS:-examples/synth_passes/fusible_add_layer_norm_1f059508/pass}
+  for rep in 1 2; do
+    TIMEFORMAT="service call $rep, 9 variants: %R s wall (client, one-shot)"
+    time (python3 -m passnet.cli eval "$P2_TASK" --pass-dir "$P2_PASS" --device cuda \
+      --prepare-ahead 3 --server "$URL" --json "$OUT/p2_service_9v_$rep.json" 2>&1 | tail -2)
+  done 2>&1 | tee -a "$OUT/latency.txt"
   kill "$SERVE_PID"
   tar czf "$OUT/p2_service.tgz" "$OUT"/p2_service_*.json && rm -f "$OUT"/p2_service_*.json
 fi
