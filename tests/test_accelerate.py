@@ -233,3 +233,30 @@ def test_cli_on_a_zoo_model_and_a_factory(tmp_path: Path, folders: tuple[Path, P
     assert bad.exit_code == 2 and "unknown model" in bad.output
     bad = CliRunner().invoke(app, ["accelerate", "bert", "--passes", str(tmp_path / "none")])
     assert bad.exit_code == 2 and "not a folder" in bad.output
+
+
+def test_library_leaves_out_synthesised_passes_slower_than_eager(tmp_path: Path) -> None:
+    """examples/synth_passes holds every task's synthesised pass, some slower than eager on
+    their own task (the suite scores a correct pass by its speedup): ``min_speedup`` leaves
+    those out by their synth.json verification; folders without one (examples/passes) stay."""
+    import math
+
+    lib = ROOT / "examples" / "synth_passes"
+    everything = PassLibrary.load([lib])
+    assert len(everything.folders) == len([d for d in lib.iterdir() if d.is_dir()])
+    picked = PassLibrary.load([EXAMPLES, lib], min_speedup=1.0)
+    slow = set()
+    for d in lib.iterdir():
+        if d.is_dir():
+            runs = json.loads((d / "synth.json").read_text())["verification"]["variants"]
+            speeds = [v["speedup"] for v in runs if v["speedup"]]
+            if math.exp(sum(map(math.log, speeds)) / len(speeds)) < 1.0:
+                slow.add(d / "pass")
+    assert slow and {f for f, _ in picked.skipped} == slow
+    assert all(s < 1.0 for _, s in picked.skipped)
+    assert not slow & set(picked.folders) and EXAMPLES / "add_layer_norm" in picked.folders
+    assert len(picked.folders) + len(slow) == len(everything.folders) + len(
+        PassLibrary.load([EXAMPLES]).folders
+    )
+    with pytest.raises(LibraryError, match="below --min-speedup"):
+        PassLibrary.load([lib], min_speedup=100.0)

@@ -140,6 +140,24 @@ def discover(path: str | Path) -> list[Path]:
     return found
 
 
+def verified_speedup(folder: Path) -> float | None:
+    """The geometric-mean speedup over eager that ``passnet synth`` verified for the pass
+    folder on its own task (``<task>/synth.json`` beside ``<task>/pass``), or None when the
+    folder has no such record or it holds no timing."""
+    import json
+    import math
+
+    record = folder.parent / "synth.json"
+    if folder.name != "pass" or not record.is_file():
+        return None
+    try:
+        variants = json.loads(record.read_text(encoding="utf-8"))["verification"]["variants"]
+        speeds = [v["speedup"] for v in variants if v.get("speedup")]
+    except (ValueError, KeyError, TypeError):
+        return None
+    return math.exp(sum(map(math.log, speeds)) / len(speeds)) if speeds else None
+
+
 def _agent_best(run: Path) -> list[Path]:
     from passnet.agent.trajectory import read_trajectories
 
@@ -166,17 +184,29 @@ class PassLibrary:
     folders: list[Path]
     rules: list[LibraryRule]
     order: str = "folders"
+    skipped: list[tuple[Path, float]] = field(default_factory=list)  # (folder, its speedup)
 
     @classmethod
-    def load(cls, paths: Iterable[str | Path], order: str = "folders") -> PassLibrary:
-        """Load every pass folder found under ``paths``, in order; errors name the file."""
+    def load(cls, paths: Iterable[str | Path], order: str = "folders",
+             min_speedup: float | None = None) -> PassLibrary:  # fmt: skip
+        """Load every pass folder found under ``paths``, in order; errors name the file.
+        ``min_speedup``: leave out synthesised folders whose own task verification measured
+        them slower than that against eager (``verified_speedup``); folders without such a
+        record are kept."""
         if order not in ORDERS:
             raise LibraryError(f"unknown order {order!r}; use one of {', '.join(ORDERS)}")
         folders: list[Path] = []
         for p in paths:
             folders += [f for f in discover(p) if f.resolve() not in {x.resolve() for x in folders}]
+        skipped: list[tuple[Path, float]] = []
+        if min_speedup is not None:
+            for f in list(folders):
+                if (s := verified_speedup(f)) is not None and s < min_speedup:
+                    folders.remove(f)
+                    skipped.append((f, s))
         if not folders:
-            raise LibraryError("no pass folder given")
+            raise LibraryError("no pass folder given" if not skipped else
+                               f"every pass folder is below --min-speedup {min_speedup}")  # fmt: skip
         rules: list[LibraryRule] = []
         for i, folder in enumerate(folders):
             try:
@@ -187,7 +217,7 @@ class PassLibrary:
                 rules.append(_prepare(rule, f"{_label(folder)}:{rule.name}", i, j))
         if order == "larger":
             rules.sort(key=lambda r: (-r.size, r.folder, r.index))
-        return cls(folders, rules, order)
+        return cls(folders, rules, order, skipped)
 
     @property
     def labels(self) -> list[str]:

@@ -133,12 +133,20 @@ def accelerate_cmd(
             "--all-rules", help="list rules that matched nothing too, with their closest miss"
         ),
     ] = False,
+    min_speedup: Annotated[
+        float | None,
+        typer.Option(help="leave out synthesised pass folders whose own task verification "
+                     "(their synth.json) measured them below this speedup over eager"),  # fmt: skip
+    ] = None,
 ) -> None:
     """Compile MODEL with a pass library inside torch.compile; report which rules fired where,
     check outputs against eager, time eager vs Inductor vs passnet (docs/accelerate.md).
     Exit 0 correct, 1 incorrect, 2 usage error."""
     _check_options(device, inner, order, json_out)
-    library, loaded = _load(model, passes, order, batch, size, device, dtype)
+    library, loaded = _load(model, passes, order, batch, size, device, dtype, min_speedup)
+    for folder, speedup in library.skipped:
+        console.print(f"[dim]left out {escape(str(folder))}: verified {speedup:.3f}x eager on "
+                      f"its task, below --min-speedup {min_speedup}[/]")  # fmt: skip
     from passnet.accelerate.run import accelerate
 
     with console.status(f"compiling and checking {loaded.name} ..."):
@@ -178,13 +186,14 @@ def _load(
     size: int | None,
     device: str,
     dtype: str,
+    min_speedup: float | None = None,
 ) -> tuple[PassLibrary, LoadedModel]:
     """The pass library and the model with its inputs, or exit 2 with what is wrong."""
     from passnet.accelerate.library import LibraryError, PassLibrary
     from passnet.accelerate.models import ModelError, load_model
 
     try:
-        library = PassLibrary.load(passes, order=order)
+        library = PassLibrary.load(passes, order=order, min_speedup=min_speedup)
         loaded = load_model(model, batch=batch, size=size, device=device, dtype=dtype)
     except (LibraryError, ModelError) as e:
         _fail(str(e))
