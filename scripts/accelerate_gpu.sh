@@ -18,7 +18,8 @@ else
 fi
 export PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,driver_version --format=csv | tee "$OUT/accelerate/gpu.txt"
-# The synthesizer's library: the committed one (examples/synth_passes), or SYNTH=DIR (any
+# The synthesizer's library (without its folders verified slower than eager on their task:
+# MIN_SPEEDUP, 1.0): the committed one (examples/synth_passes), or SYNTH=DIR (any
 # folder holding pass folders: a synth --out folder, a bench's synth cache). SYNTH=new
 # synthesises the suite here first (minutes of device time).
 SYNTH=${SYNTH:-examples/synth_passes}
@@ -39,7 +40,7 @@ if [ "${WARM:-0}" = 1 ]; then
       [ "$0" != "$model" ] && size="--size ${0#*@}"
       tag=$(echo "$model-b$1" | tr "/" "_")
       python3 -m passnet.cli accelerate "$model" --passes examples/passes --passes "'"$SYNTH"'" \
-        --device cuda --batch "$1" $size --no-time > "'"$OUT"'/accelerate/warm/$tag.log" 2>&1
+        --min-speedup "'"${MIN_SPEEDUP:-1.0}"'" --device cuda --batch "$1" $size --no-time > "'"$OUT"'/accelerate/warm/$tag.log" 2>&1
       echo "warm $model b$1: exit $?"'
 fi
 for entry in $MODELS; do
@@ -50,7 +51,7 @@ for entry in $MODELS; do
     echo "== $model batch $b"
     # shellcheck disable=SC2086
     python3 -m passnet.cli accelerate "$model" --passes examples/passes --passes "$SYNTH" \
-      --device cuda --batch "$b" $size --json "$OUT/accelerate/$tag.json" 2>&1 | tail -12
+      --min-speedup "${MIN_SPEEDUP:-1.0}" --device cuda --batch "$b" $size --json "$OUT/accelerate/$tag.json" 2>&1 | tail -12
   done
 done
 python3 - "$OUT/accelerate" <<'EOF' | tee "$OUT/accelerate/table.md"
