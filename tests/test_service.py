@@ -32,8 +32,8 @@ def _cli(*args: str) -> subprocess.CompletedProcess:
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A real ``passnet serve`` process on a port the system picks; its URL."""
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """A real ``passnet serve`` process on a port the system picks: its URL and its stderr."""
     log = tmp_path_factory.mktemp("serve") / "stderr.txt"
     with log.open("w") as err:
         proc = subprocess.Popen([sys.executable, "-m", "passnet.cli", "serve", "--port", "0"],
@@ -42,10 +42,15 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     try:
         line = proc.stdout.readline()  # type: ignore[union-attr]
         assert line.startswith("passnet evaluator on http://"), (line, log.read_text())
-        yield line.split()[3]
+        yield line.split()[3], log
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+@pytest.fixture()
+def server(served: tuple[str, Path]) -> str:
+    return served[0]
 
 
 def test_health(server: str) -> None:
@@ -54,7 +59,10 @@ def test_health(server: str) -> None:
     assert health["status"] == "ok" and health["devices"] == ["cpu"]
 
 
-def test_eval_through_the_service_is_the_local_evaluation(server: str, tmp_path: Path) -> None:
+def test_eval_through_the_service_is_the_local_evaluation(
+    served: tuple[str, Path], tmp_path: Path
+) -> None:
+    server = served[0]
     remote = _cli("eval", str(GRAPH), "--pass-dir", str(PASS), *FAST, "--server", server,
                   "--json", str(tmp_path / "remote.json"))  # fmt: skip
     assert remote.returncode == 0, remote.stdout + remote.stderr
@@ -74,6 +82,7 @@ def test_eval_through_the_service_is_the_local_evaluation(server: str, tmp_path:
     assert r.task_correct and r.variants[0].candidate is not None  # it really ran and timed
     with urllib.request.urlopen(server + "/health", timeout=30) as resp:
         assert json.loads(resp.read())["evaluations"] >= 1
+    assert "0_cut_1x12: passes:" in served[1].read_text()  # the service's record of it
 
 
 def test_task_submit_through_the_service(server: str) -> None:

@@ -24,7 +24,9 @@ Protocol, JSON over HTTP:
 from __future__ import annotations
 
 import json
+import sys
 import threading
+import time
 import urllib.error
 import urllib.request
 from collections import Counter
@@ -74,6 +76,10 @@ class EvaluatorService:
         self.evaluations = 0
         self.prewarmed = prewarm_pass_zygotes(self.devices) if prewarm else None
 
+    def log(self, line: str) -> None:
+        """One line per evaluation on stderr (the service's own record of what it ran)."""
+        print(f"[{time.strftime('%H:%M:%S')}] {line}", file=sys.stderr, flush=True)
+
     def health(self) -> dict[str, Any]:
         with self._cond:
             busy = len(self.devices) - sum(self._idle.values())
@@ -100,9 +106,12 @@ class EvaluatorService:
             raise BadRequest(str(exc)) from None
         device = self._acquire(request.device)
         try:
-            return evaluate_task(task, spec, device=device, parameters=request.parameters,
-                                 with_inductor=request.with_inductor,
-                                 prepare_ahead=request.prepare_ahead)  # fmt: skip
+            result = evaluate_task(task, spec, device=device, parameters=request.parameters,
+                                   with_inductor=request.with_inductor,
+                                   prepare_ahead=request.prepare_ahead)  # fmt: skip
+            self.log(f"{task.name}: {spec.label} on {device}, {len(result.variants)} variant(s), "
+                     f"AS {result.scores.AS:.4f}, {result.wall_seconds:.1f} s")  # fmt: skip
+            return result
         finally:
             with self._cond:
                 self._idle[device] += 1
