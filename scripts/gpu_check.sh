@@ -4,7 +4,8 @@
 # the bundled suite (or one rebuilt here: SUITE_REBUILD=1). EXAMPLE_BENCH=0, GPU_TESTS=0 and
 # SUITE_BENCH=0 skip a part; THROUGHPUT=1 adds the evaluator-throughput comparison, LATENCY=1
 # repeated evaluations in one process and one-shot `passnet eval --server` calls, PROFILE=1
-# the per-variant host/device profile of the synthesised passes, P3=1 the suite measured twice.
+# the per-variant host/device profile of the synthesised passes, P3=1 the suite measured twice,
+# NUMERICS=1 the loose half-precision variants against eager's own float32 run.
 # Expects the wheels of packages missing there in .whl/ (see docs/benchmarks.md); writes to $OUT.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -74,6 +75,18 @@ if [ "${LATENCY:-0}" = 1 ]; then
   done 2>&1 | tee -a "$OUT/latency.txt"
   kill "$SERVE_PID"
   tar czf "$OUT/p2_service.tgz" "$OUT"/p2_service_*.json && rm -f "$OUT"/p2_service_*.json
+fi
+# NUMERICS=1: the pass vs eager and both vs eager's own float32 run, per variant, for the
+# library's tasks whose half-precision variants pass only loose levels (scripts/numerics_probe.py)
+if [ "${NUMERICS:-0}" = 1 ]; then
+  mkdir -p "$OUT/numerics"
+  for t in ${NUMERICS_TASKS:-fusible_group_norm_gelu_4d7b3d1e fusible_mul_permute_add_mean_etc_874d9f5b \
+      fusible_conv2d_flatten_transpose_layer_norm_etc_1d229343 fusible_mul_permute_add_layer_norm_b4e93970 \
+      fusible_layer_norm_58b3a67a}; do
+    python3 scripts/numerics_probe.py "examples/suite/$t" --pass-dir "examples/synth_passes/$t/pass" \
+      --device cuda --json "$OUT/numerics/$t.json" 2>&1 | tail -6
+  done | tee "$OUT/numerics.txt"
+  tar czf "$OUT/numerics.tgz" -C "$OUT" numerics && rm -rf "$OUT/numerics"
 fi
 if [ "${GPU_TESTS:-1}" = 1 ]; then
   # Only the modules that hold GPU tests: others import clients (openai) the machine lacks.

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import math
+import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -95,3 +97,33 @@ def test_first_call_profile_and_eval_latency_scripts(tmp_path: Path) -> None:
     assert [c["call"] for c in data["calls"]] == [1, 2] and data["variants"] == 1
     assert data["think_s"] == 0.5
     assert all(c["statuses"] == {"ok": 1} and c["wall_s"] > 0 for c in data["calls"])
+
+
+def test_numerics_probe_script(tmp_path: Path) -> None:
+    """scripts/numerics_probe.py on CPU: per variant, the pass against eager and both against
+    eager's own float32 computation; a float32 variant is its own reference (eager vs fp32 is
+    exact), and a wrong pass is told apart from a pass that rounds differently."""
+    import subprocess
+    import sys
+
+    folder = LIBRARY / "fusible_group_norm_gelu_4d7b3d1e"
+    task = ROOT / "examples" / "suite" / folder.name
+    report = tmp_path / "probe.json"
+    subprocess.run([sys.executable, str(ROOT / "scripts" / "numerics_probe.py"), str(task),
+                    "--pass-dir", str(folder / "pass"), "--graph", "*/float32/4_*",
+                    "--json", str(report)],
+                   check=True, capture_output=True, cwd=ROOT, timeout=600)  # fmt: skip
+    (row,) = json.loads(report.read_text())["variants"]
+    assert row["matches"] == 1 and row["eager_vs_fp32"] == -10
+    assert row["pass_vs_eager"] is not None and row["pass_vs_eager"] <= -5
+    assert row["pass_vs_fp32"] == row["pass_vs_eager"]  # float32: the reference is eager
+    wrong = tmp_path / "wrong"
+    shutil.copytree(folder / "pass", wrong)
+    for f in wrong.glob("synth_*.py"):  # 10% off: no level below 0 passes
+        f.write_text(re.sub(r"tl\.store\(y0 \+ (\w+), (\w+)", r"tl.store(y0 + \1, (1.1 * \2)",
+                            f.read_text()))  # fmt: skip
+    subprocess.run([sys.executable, str(ROOT / "scripts" / "numerics_probe.py"), str(task),
+                    "--pass-dir", str(wrong), "--graph", "*/float32/4_*", "--json", str(report)],
+                   check=True, capture_output=True, cwd=ROOT, timeout=600)  # fmt: skip
+    (row,) = json.loads(report.read_text())["variants"]
+    assert row["pass_vs_eager"] is not None and row["pass_vs_eager"] >= 0, row
