@@ -142,20 +142,18 @@ def discover(path: str | Path) -> list[Path]:
 
 def verified_speedup(folder: Path) -> float | None:
     """The geometric-mean speedup over eager that ``passnet synth`` verified for the pass
-    folder on its own task (``<task>/synth.json`` beside ``<task>/pass``), or None when the
-    folder has no such record or it holds no timing."""
+    folder on its own task (``gmean_speedup`` of ``<task>/synth.json`` beside ``<task>/pass``,
+    over the variants whose timing was meaningful), or None without such a record."""
     import json
-    import math
 
     record = folder.parent / "synth.json"
     if folder.name != "pass" or not record.is_file():
         return None
     try:
-        variants = json.loads(record.read_text(encoding="utf-8"))["verification"]["variants"]
-        speeds = [v["speedup"] for v in variants if v.get("speedup")]
+        speedup = json.loads(record.read_text(encoding="utf-8"))["verification"]["gmean_speedup"]
     except (ValueError, KeyError, TypeError):
         return None
-    return math.exp(sum(map(math.log, speeds)) / len(speeds)) if speeds else None
+    return float(speedup) if speedup else None
 
 
 def _agent_best(run: Path) -> list[Path]:
