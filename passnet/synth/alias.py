@@ -84,13 +84,22 @@ def _layouts(shape: list[int], steps: list[Step], k: int) -> Iterator[torch.Tens
     permute follows only reshapes to the same shape, the layout that permute makes contiguous
     (an attention kernel's output on a GPU)."""
     yield torch.empty(shape, device="meta")
-    for kind, arg in steps:
+    if (first := _first_permute(steps)) is None:
+        return
+    n, perm = first
+    if all([d.vals[k] for d in arg] == shape for _, arg in steps[:n]):
+        inverse = sorted(range(len(perm)), key=perm.__getitem__)
+        yield torch.empty([shape[p] for p in perm], device="meta").permute(*inverse)
+
+
+def _first_permute(steps: list[Step]) -> tuple[int, tuple[int, ...]] | None:
+    """The position and order of the chain's first permute, where only reshapes precede it."""
+    for n, (kind, arg) in enumerate(steps):
         if kind == "permute":
-            inverse = sorted(range(len(arg)), key=arg.__getitem__)
-            yield torch.empty([shape[p] for p in arg], device="meta").permute(*inverse)
-            return
-        if kind != "view" or [d.vals[k] for d in arg] != shape:
-            return
+            return n, tuple(arg)
+        if kind != "view":
+            return None
+    return None
 
 
 def _views(t: torch.Tensor, steps: list[Step], k: int) -> bool:
@@ -157,15 +166,12 @@ def _leading_permute(steps: list[Step]) -> tuple[int, ...] | None:
     ``contiguous()`` after it: then the chain is all views only if the input permuted so is
     dense (with those reshapes to its own shape), which its strides tell without making a
     view: a contiguous attention output, as cuDNN and flash return it, fails at once."""
-    for n, (kind, arg) in enumerate(steps):
-        if kind == "permute":
-            after = any(k == "contiguous" for k, _ in steps[n + 1 :])
-            views = [a for _, a in steps[:n]]
-            if after and list(arg) != sorted(arg) and all(len(a) == len(arg) for a in views):
-                return tuple(arg)
-            return None
-        if kind != "view":
-            return None
+    if (first := _first_permute(steps)) is None:
+        return None
+    n, perm = first
+    after = any(kind == "contiguous" for kind, _ in steps[n + 1 :])
+    if after and list(perm) != sorted(perm) and all(len(a) == len(perm) for _, a in steps[:n]):
+        return perm
     return None
 
 
