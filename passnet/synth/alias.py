@@ -10,9 +10,10 @@ input; otherwise it launches the kernel, which copies where eager copies. The ou
 the input exactly when eager's would, and no kernel is launched that eager does not launch.
 
 Which layout an input arrives in is decided by the op that produced it, at run time and per
-device: an attention kernel on a GPU (flash, memory-efficient) returns its [B, H, S, D] output
-as a transposed view of a [B, S, H, D] buffer, so the head merge after it is all views there,
-while the CPU's math kernel returns it contiguous and the merge copies. The test is emitted
+device: on the H200 the memory-efficient attention kernel (float32) returns its [B, H, S, D]
+output as a transposed view of a [B, S, H, D] buffer, so the head merge after it is all views
+there, while cuDNN and flash (half precision) and the CPU's math kernel return it contiguous
+and the merge copies. The test is emitted
 where some analysed variant is all views with its inputs contiguous or in that transposed
 layout.
 """
