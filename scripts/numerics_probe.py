@@ -14,7 +14,10 @@ levels, on the same seed-0 inputs:
 
 A pass with ``pass_vs_fp32`` at least as tight as ``eager_vs_fp32`` is as accurate as eager;
 a ``pass_vs_eager`` looser than both says the two round differently, not that the pass is
-wrong. On CPU the pass runs in Triton's interpreter: the levels are real, timings are not taken.
+wrong. Where the pass misses t = -5 against eager, ``trace`` follows the element that misses
+by most through the graph: every node whose result has the output's shape, its value there in
+eager (the variant's dtype) and in the float32 run, beside the pass's output, so a rounding
+that differs can be located. On CPU the pass runs in Triton's interpreter: the levels are real, timings are not taken.
 Usage: python scripts/numerics_probe.py TASK --pass-dir DIR [--device cuda] [--graph GLOB]
                                         [--json OUT]
 """
@@ -29,6 +32,7 @@ from typing import Any
 
 import torch
 
+from passnet.core.tolerance import tolerance
 from passnet.dataset.task import load_task
 from passnet.graph.sample import load_module, load_sample, materialize
 from passnet.passes.loader import load_pass_dir
@@ -53,6 +57,48 @@ def _cast_like(value: Any, like: Any) -> Any:
     return value
 
 
+def _worst_index(cand: torch.Tensor, ref: torch.Tensor, t: int) -> int | None:
+    """Flat index of the element that misses level ``t`` by most, or None if all pass."""
+    rtol, atol = tolerance(str(ref.dtype), t)
+    c, r = cand.detach().double().flatten(), ref.detach().double().flatten()
+    excess = torch.nan_to_num((c - r).abs() - (atol + rtol * r.abs()), nan=0.0)
+    k = int(excess.argmax())
+    return k if float(excess[k]) > 0 else None
+
+
+def _node_values(gm: torch.fx.GraphModule, inputs: list[Any], shape: torch.Size,
+                 k: int) -> dict[str, float]:  # fmt: skip
+    """Each node's value at flat index ``k``, for the nodes whose result has ``shape``."""
+    seen: dict[str, float] = {}
+
+    class _Tap(torch.fx.Interpreter):
+        def run_node(self, n: torch.fx.Node) -> Any:
+            out = super().run_node(n)
+            if isinstance(out, torch.Tensor) and out.shape == shape and out.is_floating_point():
+                seen[f"{n.op}:{n.name}"] = float(out.detach().flatten()[k])
+            return out
+
+    _Tap(gm).run(*inputs)
+    return seen
+
+
+def trace_worst(sample: Any, inputs: list[Any], up: list[Any], passed: Any, eager: Any,
+                device: str) -> dict[str, Any] | None:  # fmt: skip
+    """The first output's worst element at t = -5 through eager's and float32's graphs."""
+    p0, e0 = passed[0], eager[0]
+    if not (isinstance(e0, torch.Tensor) and e0.is_floating_point()):
+        return None
+    k = _worst_index(p0, e0, -5)
+    if k is None:
+        return None
+    where = [int(x) for x in torch.unravel_index(torch.tensor(k), e0.shape)]
+    gm = to_fx(load_module(sample).to(device))
+    low = _node_values(gm, inputs, e0.shape, k)
+    high = _node_values(gm, up, e0.shape, k)
+    return {"index": where, "pass": float(p0.flatten()[k]),
+            "nodes": {n: {"eager": v, "fp32": high.get(n)} for n, v in low.items()}}  # fmt: skip
+
+
 def probe_variant(path: Path, pass_dir: Path, device: str) -> dict[str, Any]:
     sample = load_sample(path)
     inputs = materialize(sample, device=device, seed=0)
@@ -68,6 +114,9 @@ def probe_variant(path: Path, pass_dir: Path, device: str) -> dict[str, Any]:
     for name, (a, b) in {"pass_vs_eager": (passed, eager), "eager_vs_fp32": (eager, fp32),
                          "pass_vs_fp32": (passed, fp32)}.items():  # fmt: skip
         row[name], row[name + "_detail"] = _tightest(a, b)
+    if isinstance(passed, (list, tuple)) and isinstance(eager, (list, tuple)):
+        with torch.no_grad():
+            row["trace"] = trace_worst(sample, inputs, up, passed, eager, device)
     return row
 
 
@@ -88,6 +137,11 @@ def main() -> None:
         rows.append(row)
         print(f"{v.graph}: pass vs eager t={row['pass_vs_eager']}, eager vs fp32 "
               f"t={row['eager_vs_fp32']}, pass vs fp32 t={row['pass_vs_fp32']}", flush=True)  # fmt: skip
+        if row.get("trace"):
+            tr = row["trace"]
+            print(f"  worst at {tr['index']}: pass {tr['pass']:.6g}; " + "; ".join(
+                f"{n} {v['eager']:.6g} (fp32 {v['fp32']:.6g})" for n, v in tr["nodes"].items()
+                if v["fp32"] is not None), flush=True)  # fmt: skip
     if args.json:
         args.json.write_text(json.dumps({"task": str(args.task), "pass_dir": str(args.pass_dir),
                                          "device": args.device, "variants": rows}, indent=2))  # fmt: skip
