@@ -60,6 +60,25 @@ def _dot(a, b, DT: tl.constexpr):
     else:
         return tl.dot(a, b, input_precision="ieee")
 '''
+_EAGER_CUDA = '''
+
+@triton.jit
+def _stat(v, DT: tl.constexpr, EAGER_CUDA: tl.constexpr):
+    # a statistic as eager's CUDA group norm keeps it: in the input's dtype (CPU: float32)
+    if EAGER_CUDA:
+        return _round(v, DT)
+    else:
+        return v
+
+
+@triton.jit
+def _mean(total, n, EAGER_CUDA: tl.constexpr):
+    # eager's CUDA mean multiplies the sum by float32(1 / n) (its MeanOps); the CPU one divides
+    if EAGER_CUDA:
+        return total * tl.math.div_rn(1.0 + tl.zeros_like(total), n + tl.zeros_like(total))
+    else:
+        return total / n
+'''
 _MODE_DOC = {
     "flat": "BLOCK elements of the output domain per program",
     "row": "BLOCK_M rows of N elements per program, reductions along the row",
@@ -100,6 +119,9 @@ def _kernel_source(name: str, k: Kernel) -> tuple[str, list[str]]:
         args.append(" + ".join(f"g{j}" for j in range(i)))
     params += [f"{c}: tl.constexpr" for c in consts]
     args += [f"{c}={c}" for c in consts]
+    if k.eager_cuda:
+        params.append("EAGER_CUDA: tl.constexpr")
+        args.append("EAGER_CUDA=in0.is_cuda")
     body = ["pid = tl.program_id(0)"]
     for i, ph in enumerate(k.phases):
         lines = [line.replace("PID", "pid" if i == 0 else f"(pid - P{i})") for line in ph.lines]
@@ -243,6 +265,8 @@ def module_source(
     out = _HEADER.format(title=title, task=task, mode=mode, mode_doc=doc)
     if any(kern.dots for kern in kernels):
         out = out.rstrip("\n") + "\n" + _DOT + "\n\n"
+    if any(kern.eager_cuda for kern in kernels):
+        out = out.rstrip("\n") + "\n" + _EAGER_CUDA + "\n\n"
     params = ", ".join(f"in{j}" for j in range(n_inputs))
     out += pattern + "\n\n"
     out += f"def replacement_args({params}):\n    return {_tuple([f'in{j}' for j in range(n_inputs)])}\n\n\n"

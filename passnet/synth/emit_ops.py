@@ -121,21 +121,45 @@ def reduce_row(b: Builder, op: Op, v: str, params: list[str | None] | None = Non
     total = b.let(f"tl.sum(tl.where(cmask, {v}, 0.0), axis=1)[:, None]")
     if op.kind == "sum":
         return total
-    mean = b.let(f"{total} / {n}")
     if op.kind == "mean":
-        return mean
+        b.eager_cuda = True
+        return b.let(f"_mean({total}, {n}, EAGER_CUDA)")
+    mean = b.let(f"{total} / {n}")
     d = b.let(f"tl.where(cmask, {v} - {mean}, 0.0)")
     var = b.let(f"tl.sum({d} * {d}, axis=1)[:, None] / {n}")
+    weight, bias = params or (None, None)
+    if op.kind == "gn":
+        return _group_norm_affine(b, op, v, mean, var, weight, bias)
     # eager's CUDA layer and group norms take rsqrtf(var + eps), as tl.math.rsqrt does: on
     # half precision a norm's float32 result decides roundings that a second op amplifies
     rstd = b.let(f"tl.math.rsqrt({var} + {op.attrs['eps']!r})")
     y = b.let(f"{d} * {rstd}")
-    weight, bias = params or (None, None)
     if weight is not None:
         y = b.let(f"{y} * {weight}")
     if bias is not None:
         y = b.let(f"{y} + {bias}")
     return y
+
+
+def _group_norm_affine(b: Builder, op: Op, v: str, mean: str, var: str, weight: str | None,
+                       bias: str | None) -> str:  # fmt: skip
+    """Group norm as eager computes it: ``a * x + b`` per channel with ``a = rstd * weight``
+    and ``b = -a * mean + bias``. Eager's CUDA kernel takes eps and stores the group's mean and
+    rstd in the input's dtype before it forms ``a`` and ``b`` (its CPU kernel keeps them in
+    float32): on half precision that rounding moves results by more than an ulp, so the kernel
+    rounds them likewise where the wrapper says the device is CUDA (``EAGER_CUDA``)."""
+    dt = b.shapes.dtypes[op.args[0]]
+    if dt.index is not None:
+        b.pointers.add(dt.index)
+    b.eager_cuda = True
+    eps = b.let(f"_stat(tl.full([1, 1], {op.attrs['eps']!r}, tl.float32), {dt.triton()}, "
+                "EAGER_CUDA)")  # fmt: skip
+    mean = b.let(f"_stat({mean}, {dt.triton()}, EAGER_CUDA)")
+    a = b.let(f"_stat(tl.math.rsqrt({var} + {eps}), {dt.triton()}, EAGER_CUDA)")
+    if weight is not None:
+        a = b.let(f"{a} * {weight}")
+    shift = b.let(f"-{a} * {mean} + {bias}" if bias is not None else f"-{a} * {mean}")
+    return b.let(f"{a} * {v} + {shift}")
 
 
 MAX_WEIGHT_TILE = 16384

@@ -43,6 +43,7 @@ class Kernel:
     ops: list[str] = field(default_factory=list)  # op names, for the docstring
     dots: bool = False  # a phase uses tl.dot: BLOCK_M and BLOCK_N are at least 16
     aliases: list[tuple[int, list[Step]]] | None = None  # outputs as views of inputs (alias.py)
+    eager_cuda: bool = False  # the kernel takes EAGER_CUDA: is the device CUDA (emit_ops)
 
 
 def _count(dims: list[Dim], k: int) -> int:
@@ -198,4 +199,5 @@ def build(b: Builder, store_views: bool = False) -> Kernel:
             raise Unfusable(f"output '{root.name}' cannot be written by its own domain")
         phases.append(Phase(b.mode, b.domain, b.lines))
     return Kernel(phases, sorted(b.pointers), b.ints, b.strides, b.inputs, b.outputs,
-                  b.shapes, [b.ops[n].name for n in b.nodes], b.dots, input_chains(b))  # fmt: skip
+                  b.shapes, [b.ops[n].name for n in b.nodes], b.dots, input_chains(b),
+                  b.eager_cuda)  # fmt: skip

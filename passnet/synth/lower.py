@@ -44,6 +44,7 @@ class Builder:
         self.strides: dict[str, tuple[int, int]] = {}
         self.pointers: set[int] = set()
         self.dots = False  # a tl.dot was emitted (emit_ops.linear): blocks of 16 or more
+        self.eager_cuda = False  # the kernel follows eager's CUDA arithmetic there (emit_ops)
         self.count = 0
         self.start_phase("flat", [])
 
