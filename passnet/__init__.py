@@ -54,7 +54,7 @@ def evaluate(
     *,
     device: str = "cpu",
     with_inductor: bool = False,
-    prepare_ahead: int = 1,
+    prepare_ahead: int | None = None,
     **parameters: Any,
 ) -> TaskResult:
     """Evaluate ``candidate`` (``"passes:DIR"``, ``"eager"``, ``"inductor[:MODE]"`` or a

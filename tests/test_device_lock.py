@@ -200,3 +200,20 @@ def test_pool_runs_prepare_ahead_workers_per_slot() -> None:
         LocalPool("cpu", prepare_ahead=0)
     with pytest.raises(ValueError, match="prepare_ahead"):
         evaluate_task(TASK, parse_candidate("eager"), prepare_ahead=0)
+
+
+def test_prepare_ahead_by_default_uses_the_hosts_cores_on_a_gpu_only(monkeypatch) -> None:  # noqa: ANN001
+    """No number given: one worker per variant on a GPU, up to the cores less one and 8 (each
+    holds a CUDA context); one on CPU, whose cores a timing shares."""
+    from passnet.evaluation import evaluator
+
+    monkeypatch.setattr(evaluator.os, "sched_getaffinity", lambda _pid: set(range(16)),
+                        raising=False)  # fmt: skip
+    assert evaluator.auto_prepare_ahead("cpu", 9) == 1
+    assert evaluator.auto_prepare_ahead("cuda", 6) == 6
+    assert evaluator.auto_prepare_ahead("cuda:1", 30) == evaluator.MAX_AUTO_PREPARE_AHEAD == 8
+    monkeypatch.setattr(evaluator.os, "sched_getaffinity", lambda _pid: {0, 1, 2},
+                        raising=False)  # fmt: skip
+    assert evaluator.auto_prepare_ahead("cuda", 6) == 2
+    monkeypatch.setattr(evaluator.os, "sched_getaffinity", lambda _pid: {0}, raising=False)
+    assert evaluator.auto_prepare_ahead("cuda", 6) == 1

@@ -22,7 +22,7 @@ from rich.table import Table
 
 from passnet.cli.common import device_list
 from passnet.cli.common import fail as _fail
-from passnet.cli.options import CiTarget, Device, EvalServer, PrepareAhead, Trials, Warmup
+from passnet.cli.options import CiTarget, Device, EvalServer, PrepareAheadAuto, Trials, Warmup
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -163,7 +163,7 @@ def run_cmd(
     warmup: Warmup = None,
     trials: Trials = None,
     eval_timeout: Annotated[float, typer.Option(help="seconds per evaluated graph")] = 600.0,
-    prepare_ahead: PrepareAhead = 1,
+    prepare_ahead: PrepareAheadAuto = None,
     ci_target: CiTarget = None,
     server: EvalServer = None,
 ) -> None:
@@ -211,7 +211,7 @@ def run_cmd(
         raise typer.Exit(code=1)
 
 
-def _evaluator(devices: list[str], parameters: Parameters, prepare_ahead: int,
+def _evaluator(devices: list[str], parameters: Parameters, prepare_ahead: int | None,
                server: str | None) -> Callable[[Task, Path], TaskResult]:  # fmt: skip
     """The agent's evaluator: a local device pool, or the service at ``server`` (whose failures
     exit 2 with the service's reason)."""
@@ -269,7 +269,7 @@ def _run(
     attempts: int,
     concurrency: int,
     devices: list[str],
-    prepare_ahead: int,
+    prepare_ahead: int | None,
     server: str | None = None,
 ) -> RunSummary:
     """Every attempt, a line as each starts and ends; exit 2 on an error that stops the run
@@ -400,7 +400,7 @@ def submit_cmd(
     json_out: Annotated[
         Path | None, typer.Option("--json", help="write the full result here")
     ] = None,
-    prepare_ahead: PrepareAhead = 1,
+    prepare_ahead: PrepareAheadAuto = None,
     ci_target: CiTarget = None,
     server: EvalServer = None,
 ) -> None:

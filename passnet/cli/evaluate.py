@@ -18,7 +18,7 @@ from passnet.cli.options import (
     EvalServer,
     JsonOut,
     MaxTrials,
-    PrepareAhead,
+    PrepareAheadAuto,
     Rounds,
     ScoreB,
     ScoreP,
@@ -116,7 +116,7 @@ def eval_cmd(
     with_inductor: Annotated[
         bool, typer.Option("--with-inductor", help="also time Inductor for speedup vs Inductor")
     ] = False,
-    prepare_ahead: PrepareAhead = 1,
+    prepare_ahead: PrepareAheadAuto = None,
     server: EvalServer = None,
 ) -> None:
     """Evaluate a pass folder (or a baseline compiler) on every variant of TASK."""
@@ -178,7 +178,7 @@ def _evaluate(
     device: str,
     params: Parameters,
     with_inductor: bool,
-    prepare_ahead: int,
+    prepare_ahead: int | None,
 ) -> TaskResult:
     """Every variant of the task, under a status line that counts the variants done."""
     from passnet.evaluation.evaluator import evaluate_task
@@ -210,7 +210,7 @@ def _evaluate_remote(
     device: str,
     params: Parameters,
     with_inductor: bool,
-    prepare_ahead: int,
+    prepare_ahead: int | None,
 ) -> TaskResult:
     """The same evaluation by the service at ``url`` (folders sent as absolute paths)."""
     from passnet.runner.service import EvaluateRequest, ServiceError, evaluate_remote

@@ -31,14 +31,14 @@ CallPath = Annotated[str, typer.Option(help=CALL_PATH_HELP)]
 CpuThreads = Annotated[
     int, typer.Option(help="intra-op threads of a CPU worker (0: torch's default)")
 ]
-PrepareAhead = Annotated[
-    int,
-    typer.Option(
-        min=1,
-        help="workers at once per device: each holds the device's timing lock only while it "
-        "times, so the next variants load, compile and check while one is timed",
-    ),
-]
+_PREPARE_AHEAD = ("workers at once per device: each holds the device's timing lock only while "
+                  "it times, so the next variants load, compile and check while one is timed")
+PrepareAhead = Annotated[int, typer.Option(min=1, help=_PREPARE_AHEAD)]
+PrepareAheadAuto = Annotated[
+    int | None,
+    typer.Option(min=1, help=_PREPARE_AHEAD + " [default: one per variant on a GPU, up to the "
+                 "host's cores less one, at most 8; 1 on CPU]"),
+]  # fmt: skip
 ScoreB = Annotated[float, typer.Option("--b", help="score of a failed subgraph (SPEC: 0.1)")]
 ScoreP = Annotated[float, typer.Option("--p", help="slowdown penalty exponent (SPEC: 0)")]
 # The device, the files and the store of a command.

@@ -58,8 +58,8 @@ class DevicePool:
     """An evaluator of (task, pass folder) routing each call to a free device; one task's
     evaluation per device at a time (its variants ``prepare_ahead`` at once)."""
 
-    def __init__(self, devices: list[str], parameters: Parameters, prepare_ahead: int = 1,
-                 *, prewarm: bool = True) -> None:  # fmt: skip
+    def __init__(self, devices: list[str], parameters: Parameters,
+                 prepare_ahead: int | None = None, *, prewarm: bool = True) -> None:  # fmt: skip
         self.parameters, self.prepare_ahead = parameters, prepare_ahead
         self._free: queue.Queue[str] = queue.Queue()
         for device in devices:

@@ -9,6 +9,7 @@ See ``docs/integrity.md``.
 from __future__ import annotations
 
 import functools
+import os
 import platform
 import secrets
 import subprocess
@@ -201,6 +202,21 @@ def task_result(
     )
 
 
+MAX_AUTO_PREPARE_AHEAD = 8
+"""Most workers :func:`auto_prepare_ahead` starts on a GPU: each holds a CUDA context."""
+
+
+def auto_prepare_ahead(device: str, variants: int) -> int:
+    """Workers at once when the caller names no number. On a GPU, one per variant, up to the
+    host's cores less one and :data:`MAX_AUTO_PREPARE_AHEAD`: preparation (process start,
+    compilation, correctness) is host work, and the device lock keeps timings one at a time.
+    On CPU one: a second worker's preparation would share the cores a timing runs on."""
+    if not device.startswith("cuda"):
+        return 1
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return max(1, min(variants, (cores or 1) - 1, MAX_AUTO_PREPARE_AHEAD))
+
+
 def evaluate_task(
     task: Task | str | Path,
     candidate: CandidateSpec,
@@ -211,18 +227,21 @@ def evaluate_task(
     memory_limit: int | None = -1,
     on_variant: Callable[[Variant, VariantResult], None] | None = None,
     isolate_network: bool = True,
-    prepare_ahead: int = 1,
+    prepare_ahead: int | None = None,
 ) -> TaskResult:
     """Evaluate ``candidate`` on every variant of ``task`` and score it (SPEC sections 5-7).
 
-    ``prepare_ahead`` workers run at once: each holds the device's timing lock only while it
-    times (``passnet.evaluation.device_lock``), so the next variants load, compile and check
-    correctness while one is timed. Results and ``on_variant`` calls keep the task's order."""
+    ``prepare_ahead`` workers run at once (None: :func:`auto_prepare_ahead`): each holds the
+    device's timing lock only while it times (``passnet.evaluation.device_lock``), so the next
+    variants load, compile and check correctness while one is timed. Results and
+    ``on_variant`` calls keep the task's order."""
     params = parameters or Parameters()
-    if prepare_ahead < 1:
+    if prepare_ahead is not None and prepare_ahead < 1:
         raise ValueError(f"prepare_ahead must be at least 1, got {prepare_ahead}")
     if not isinstance(task, Task):
         task = load_task(task)
+    if prepare_ahead is None:
+        prepare_ahead = auto_prepare_ahead(device, len(task.variants))
     candidate = _absolute(candidate)
     t0 = time.perf_counter()
     results: list[VariantResult] = []

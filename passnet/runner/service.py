@@ -51,7 +51,9 @@ class EvaluateRequest(BaseModel):
     parameters: Parameters
     device: str = Field("cpu", description="cpu, cuda (any GPU the service holds) or cuda:N")
     with_inductor: bool = False
-    prepare_ahead: int = Field(1, ge=1)
+    prepare_ahead: int | None = Field(
+        None, ge=1, description="workers at once (default: one per variant on a GPU, up to the "
+        "service host's cores less one, at most 8; 1 on CPU)")
 
 
 class BadRequest(ValueError):
@@ -206,7 +208,7 @@ class RemoteEvaluator:
     evaluate tool calls instead of a local ``DevicePool`` (``passnet agent run --server``)."""
 
     def __init__(self, url: str, parameters: Parameters, device: str = "cpu",
-                 prepare_ahead: int = 1, timeout: float | None = None) -> None:  # fmt: skip
+                 prepare_ahead: int | None = None, timeout: float | None = None) -> None:  # fmt: skip
         self.url, self.parameters, self.device = url, parameters, device
         self.prepare_ahead, self.timeout = prepare_ahead, timeout
 
