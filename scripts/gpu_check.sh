@@ -48,11 +48,14 @@ fi
 # LATENCY=1: issue 14's P2 as an agent or RL loop sees it: the same pass evaluated 4 times in
 # one process (the fork server's zygote started once), one worker per variant; then again with
 # the zygote prewarmed during a 10 s "first model turn", as the agent's evaluator does.
-if [ "${LATENCY:-0}" = 1 ]; then
+# LATENCY_INPROCESS=0 skips the in-process calls (only the service's one-shot calls run).
+if [ "${LATENCY:-0}" = 1 ] && [ "${LATENCY_INPROCESS:-1}" = 1 ]; then
   python3 scripts/bench_eval_latency.py "$TASK" --pass-dir "$PASS" --device cuda --repeat 4 \
     --json "$OUT/p2_inprocess.json" 2>&1 | tail -6 | tee "$OUT/latency.txt"
   python3 scripts/bench_eval_latency.py "$TASK" --pass-dir "$PASS" --device cuda --repeat 2 \
     --think 10 --json "$OUT/p2_prewarmed.json" 2>&1 | tail -4 | tee -a "$OUT/latency.txt"
+fi
+if [ "${LATENCY:-0}" = 1 ]; then
   # P2 one-shot with a running evaluator service: `passnet eval --server` (client wall, from
   # the command's start to its result) against the service started 10 s before.
   python3 -m passnet.cli serve --device cuda --port 0 > /tmp/serve.out 2>/tmp/serve.err &
@@ -64,14 +67,14 @@ if [ "${LATENCY:-0}" = 1 ]; then
     time (python3 -m passnet.cli eval "$TASK" --pass-dir "$PASS" --device cuda --server "$URL" \
       --json "$OUT/p2_service_$rep.json" 2>&1 | tail -2)
   done 2>&1 | tee -a "$OUT/latency.txt"
-  # issue 14's P2 names a ~10-variant task: a 9-variant suite task with its library pass,
-  # variants prepared 3 at a time
+  # issue 14's P2 names a ~10-variant task: a 9-variant suite task with its library pass
+  # (both with the default --prepare-ahead: one worker per variant, up to 8, on a GPU)
   P2_TASK=${P2_TASK:-examples/suite/fusible_add_layer_norm_1f059508}
   P2_PASS=${P2_PASS:-examples/synth_passes/fusible_add_layer_norm_1f059508/pass}
   for rep in 1 2; do
     TIMEFORMAT="service call $rep, 9 variants: %R s wall (client, one-shot)"
     time (python3 -m passnet.cli eval "$P2_TASK" --pass-dir "$P2_PASS" --device cuda \
-      --prepare-ahead 3 --server "$URL" --json "$OUT/p2_service_9v_$rep.json" 2>&1 | tail -2)
+      --server "$URL" --json "$OUT/p2_service_9v_$rep.json" 2>&1 | tail -2)
   done 2>&1 | tee -a "$OUT/latency.txt"
   kill "$SERVE_PID"
   tar czf "$OUT/p2_service.tgz" "$OUT"/p2_service_*.json && rm -f "$OUT"/p2_service_*.json
