@@ -122,6 +122,7 @@ def _kernel_source(name: str, k: Kernel) -> tuple[str, list[str]]:
     if k.eager_cuda:
         params.append("EAGER_CUDA: tl.constexpr")
         args.append("EAGER_CUDA=in0.is_cuda")
+    args.append("enable_fp_fusion=False")  # each op rounds as eager's does (emit_ops)
     body = ["pid = tl.program_id(0)"]
     for i, ph in enumerate(k.phases):
         lines = [line.replace("PID", "pid" if i == 0 else f"(pid - P{i})") for line in ph.lines]

@@ -3,6 +3,12 @@
 Only ``tl``/``tl.math`` functions that Triton's interpreter also implements are used (no
 libdevice), so a generated pass runs on CPU as it runs on a GPU: tanh is built from exp,
 divisions of two tensors and square roots are the IEEE-rounded ``div_rn``/``sqrt_rn``.
+
+Kernels are launched with ``enable_fp_fusion=False`` (``emit``): each eager op rounds its
+result, so a product must not fuse with the next op's sum into one FMA, as Triton's default
+contraction did across the rounding to half precision (the H200 showed 1-ulp differences in
+13-16% of a mul -> add chain's float16 elements). Where eager's own kernel contracts inside
+one op (a norm's ``* weight + bias``, gelu's cubic term), the template says ``tl.fma``.
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ _INFIX = {"add": "+", "sub": "-", "mul": "*"}
 
 def _tanh(b: Builder, a: str) -> str:
     e = b.let(f"tl.exp(-2.0 * tl.abs({a}))")
-    t = b.let(f"(1.0 - {e}) / (1.0 + {e})")
+    t = b.let(f"tl.math.div_rn(1.0 - {e}, 1.0 + {e})")
     return b.let(f"tl.where({a} < 0.0, -{t}, {t})")
 
 
@@ -60,12 +66,13 @@ def pointwise(b: Builder, op: Op, args: list[str]) -> str:
     if name == "gelu":
         return b.let(f"0.5 * {a} * (1.0 + tl.math.erf({a} * 0.7071067811865476))")
     if name == "gelu_tanh":
-        inner = b.let(f"0.7978845608028654 * ({a} + 0.044715 * {a} * {a} * {a})")
+        cube = b.let(f"{a} * {a} * {a}")
+        inner = b.let(f"0.7978845608028654 * tl.fma(0.044715, {cube}, {a})")
         return b.let(f"0.5 * {a} * (1.0 + {_tanh(b, inner)})")
     if name == "silu":
-        return b.let(f"{a} / (1.0 + tl.exp(-{a}))")
+        return b.let(f"tl.math.div_rn({a}, 1.0 + tl.exp(-{a}))")
     if name == "sigmoid":
-        return b.let(f"1.0 / (1.0 + tl.exp(-{a}))")
+        return b.let(f"tl.math.div_rn(1.0 + 0.0 * {a}, 1.0 + tl.exp(-{a}))")
     if name == "tanh":
         return _tanh(b, a)
     if name == "exp":
@@ -97,13 +104,20 @@ def pointwise(b: Builder, op: Op, args: list[str]) -> str:
 def norm(b: Builder, op: Op, x: str, params: list[str | None]) -> str:
     """Eval-mode batch norm: (x - mean) / sqrt(var + eps) * weight + bias, per channel."""
     mean, var, weight, bias = params
-    inv = b.let(f"1.0 / tl.math.sqrt_rn({var} + {op.attrs['eps']!r})")
-    y = b.let(f"({x} - {mean}) * {inv}")
-    if weight is not None:
-        y = b.let(f"{y} * {weight}")
-    if bias is not None:
-        y = b.let(f"{y} + {bias}")
-    return y
+    inv = b.let(f"tl.math.div_rn(1.0 + 0.0 * {var}, tl.math.sqrt_rn({var} + {op.attrs['eps']!r}))")
+    return _affine(b, b.let(f"{x} - {mean}"), inv, weight, bias)
+
+
+def _affine(b: Builder, d: str, scale: str, weight: str | None, bias: str | None) -> str:
+    """``d * scale * weight + bias`` as eager's norm kernels compute it: the last product and
+    the bias in one FMA (nvcc contracts them; the kernel itself is launched without
+    contraction)."""
+    if weight is None:
+        return b.let(f"tl.fma({d}, {scale}, {bias})") if bias is not None else b.let(
+            f"{d} * {scale}")
+    y = b.let(f"{d} * {scale}")
+    return b.let(f"tl.fma({y}, {weight}, {bias})") if bias is not None else b.let(
+        f"{y} * {weight}")
 
 
 def reduce_row(b: Builder, op: Op, v: str, params: list[str | None] | None = None) -> str:
@@ -117,28 +131,23 @@ def reduce_row(b: Builder, op: Op, v: str, params: list[str | None] | None = Non
         mx = b.let(f"tl.max({vm}, axis=1)[:, None]")
         e = b.let(f"tl.exp({vm} - {mx})")
         s = b.let(f"tl.sum({e}, axis=1)[:, None]")
-        return b.let(f"{e} / {s}")
+        return b.let(f"tl.math.div_rn({e}, {s} + 0.0 * {e})")
     total = b.let(f"tl.sum(tl.where(cmask, {v}, 0.0), axis=1)[:, None]")
     if op.kind == "sum":
         return total
     if op.kind == "mean":
         b.eager_cuda = True
         return b.let(f"_mean({total}, {n}, EAGER_CUDA)")
-    mean = b.let(f"{total} / {n}")
+    mean = b.let(f"tl.math.div_rn({total}, {n} + 0.0 * {total})")
     d = b.let(f"tl.where(cmask, {v} - {mean}, 0.0)")
-    var = b.let(f"tl.sum({d} * {d}, axis=1)[:, None] / {n}")
+    var = b.let(f"tl.math.div_rn(tl.sum({d} * {d}, axis=1)[:, None], {n} + 0.0 * {total})")
     weight, bias = params or (None, None)
     if op.kind == "gn":
         return _group_norm_affine(b, op, v, mean, var, weight, bias)
     # eager's CUDA layer and group norms take rsqrtf(var + eps), as tl.math.rsqrt does: on
     # half precision a norm's float32 result decides roundings that a second op amplifies
     rstd = b.let(f"tl.math.rsqrt({var} + {op.attrs['eps']!r})")
-    y = b.let(f"{d} * {rstd}")
-    if weight is not None:
-        y = b.let(f"{y} * {weight}")
-    if bias is not None:
-        y = b.let(f"{y} + {bias}")
-    return y
+    return _affine(b, d, rstd, weight, bias)
 
 
 def _group_norm_affine(b: Builder, op: Op, v: str, mean: str, var: str, weight: str | None,
@@ -158,8 +167,8 @@ def _group_norm_affine(b: Builder, op: Op, v: str, mean: str, var: str, weight: 
     a = b.let(f"_stat(tl.math.rsqrt({var} + {eps}), {dt.triton()}, EAGER_CUDA)")
     if weight is not None:
         a = b.let(f"{a} * {weight}")
-    shift = b.let(f"-{a} * {mean} + {bias}" if bias is not None else f"-{a} * {mean}")
-    return b.let(f"{a} * {v} + {shift}")
+    shift = b.let(f"tl.fma(-{a}, {mean}, {bias})" if bias is not None else f"-{a} * {mean}")
+    return b.let(f"tl.fma({a}, {v}, {shift})")
 
 
 MAX_WEIGHT_TILE = 16384
