@@ -6,9 +6,9 @@ divisions of two tensors and square roots are the IEEE-rounded ``div_rn``/``sqrt
 
 Kernels are launched with ``enable_fp_fusion=False`` (``emit``): each eager op rounds its
 result, so a product must not fuse with the next op's sum into one FMA, as Triton's default
-contraction did across the rounding to half precision (the H200 showed 1-ulp differences in
-13-16% of a mul -> add chain's float16 elements). Where eager's own kernel contracts inside
-one op (a norm's ``* weight + bias``, gelu's cubic term), the template says ``tl.fma``.
+contraction did across the rounding to half precision (docs/synth.md, sixth session). Where
+eager's own kernel contracts inside one op (a norm's ``* weight + bias``, gelu's cubic term),
+the template says ``tl.fma``.
 """
 
 from __future__ import annotations
