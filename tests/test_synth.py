@@ -329,6 +329,15 @@ class Fills(torch.nn.Module):
         return (torch.relu(x) * y, x.new_zeros((3, 5)), x.new_ones(7), x.new_full((2, 4), -2.5))
 
 
+class GlobalPool(torch.nn.Module):
+    """Means and sums over the trailing dims (ConvNeXt's head, squeeze-and-excitation): the
+    kernel's row is H * W, merged, and split again by index arithmetic."""
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> tuple:
+        s = (x * 2.0 + y).mean((2, 3), keepdim=True)
+        return ((x - s).relu(), (x + y).sum([-2, -1]))
+
+
 def _inputs(module: torch.nn.Module, dtype: torch.dtype) -> list[torch.Tensor]:
     g = torch.Generator().manual_seed(0)
 
@@ -343,6 +352,8 @@ def _inputs(module: torch.nn.Module, dtype: torch.dtype) -> list[torch.Tensor]:
         return [r(2, 6, 8), r(1, 6, 1), r(12, 8)]
     if isinstance(module, CnnGates):
         return [r(2, 8, 5, 5) * 4, r(2, 8, 1, 1) * 4]
+    if isinstance(module, GlobalPool):
+        return [r(2, 6, 5, 7), r(1, 6, 1, 1)]
     if isinstance(module, (Slices, Fills)):
         return [r(2, 6, 40), r(40)]
     if isinstance(module, ExtendedMask):
@@ -363,16 +374,18 @@ def _inputs(module: torch.nn.Module, dtype: torch.dtype) -> list[torch.Tensor]:
 @pytest.mark.parametrize(
     "module", [RMSNorm(), Activations(), MaskedSoftmax(), TransposedInput(), Slices(),
                LinearGelu(), NormLinear(), InplaceRelu(), ExtendedMask(), CnnGates(),
-               ShapesOfOthers(), Fills()],
+               ShapesOfOthers(), Fills(), GlobalPool()],
     ids=["rms_norm", "activations", "masked_softmax", "transposed_input", "slices",
          "linear_gelu", "norm_linear", "inplace_relu", "extended_mask", "cnn_gates",
-         "shapes_of_others", "fills"])
+         "shapes_of_others", "fills", "global_pool"])
 def test_ops_outside_the_suite(tmp_path: Path, module: torch.nn.Module, dtype: torch.dtype) -> None:
     args = _inputs(module, dtype)
     group = select(trace_graph(module, args))
     assert isinstance(group, Group), group
     if isinstance(module, Fills):  # the three fills are in the one kernel, not left to eager
         assert len(group.outputs) == 4, group.outputs
+    if isinstance(module, GlobalPool):  # the whole graph, reductions over (2, 3) included
+        assert len(group.nodes) == 7 and len(group.outputs) == 2, group
     kernel = analyse([group])
     source = module_source("test", "synth_test_0", kernel, group.source, len(group.inputs))
     pass_dir = one_rule_pass(tmp_path, source)

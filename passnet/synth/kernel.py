@@ -17,7 +17,7 @@ from torch.fx import Node
 from passnet.synth.alias import Step, input_chains
 from passnet.synth.lower import Builder, Map
 from passnet.synth.ops import ROW_OPS
-from passnet.synth.shapes import Dim, Shapes, Unfusable
+from passnet.synth.shapes import Dim, Shapes, Unfusable, prod
 
 
 @dataclass
@@ -54,9 +54,29 @@ def _count(dims: list[Dim], k: int) -> int:
 
 
 def _domain(b: Builder, node: Node) -> list[Dim]:
-    """The domain a value is computed over: a mean/sum's is that of its operand's row."""
+    """The domain a value is computed over: a mean/sum's is that of its operand's row, the
+    trailing dims it reduces merged into one."""
     op = b.ops[node]
-    return b.shapes.dims[op.args[0]] if op.kind in ("mean", "sum") else b.shapes.dims[node]
+    if op.kind not in ("mean", "sum"):
+        return b.shapes.dims[node]
+    x, k = b.shapes.dims[op.args[0]], op.attrs.get("dims", 1)
+    return x if k == 1 else x[:-k] + [prod(x[-k:], b.shapes.n)]
+
+
+def _merged_row(b: Builder, roots: list[Node], dom: list[Dim]) -> int:
+    """How many trailing dims of ``dom`` the phase's row merges: those a mean or sum among the
+    roots' ancestors reduces together, when they are ``dom``'s own trailing dims (an output
+    computed from a reduction over (H, W) walks H * W as its row); 1 otherwise."""
+    ks = set()
+    for n in _ancestors(b, roots):
+        op = b.ops[n]
+        k = op.attrs.get("dims", 1) if op.kind in ("mean", "sum") else 1
+        x = b.shapes.dims[op.args[0]] if k > 1 else []
+        if k > 1 and len(dom) >= k and all(map(b.shapes.equal, x[-k:], dom[-k:])):
+            ks.add(k)
+    if len(ks) > 1:
+        raise Unfusable("reductions over different numbers of trailing dims in one phase")
+    return ks.pop() if ks else 1
 
 
 def _ancestors(b: Builder, roots: list[Node]) -> set[Node]:
@@ -181,14 +201,18 @@ def build(b: Builder, store_views: bool = False) -> Kernel:
         for r in roots:
             all(map(b.shapes.equal, _domain(b, r), dom))  # guards where only values agree
         row = any(b.ops[n].kind in ROW_OPS for n in _ancestors(b, roots))
+        full = dom
+        k = _merged_row(b, roots, dom) if row else 1
+        dom = dom if k == 1 else dom[:-k] + [prod(dom[-k:], b.shapes.n)]
         b.start_phase("row" if row else "flat", dom)
         base = _base(b)
         for r in roots:
             op = b.ops[r]
             if op.kind in ("mean", "sum"):
-                b.value(r, base[:-1] + (("0",) if op.attrs["keepdim"] else ()))
+                keep = ("0",) * op.attrs.get("dims", 1) if op.attrs["keepdim"] else ()
+                b.value(r, base[:-1] + keep)
             else:
-                b.value(r, base)
+                b.value(r, base if k == 1 else b.reshape(base, dom, full))
         for i, o in enumerate(b.outputs):
             if o in pending and o not in views and o in b.first_map and _covers(
                     b, o, b.first_map[o]):  # fmt: skip

@@ -26,7 +26,7 @@ from torch.fx import Node
 from passnet.synth.emit_ops import linear, norm, pointwise, reduce_row
 from passnet.synth.ops import Op
 from passnet.synth.pattern import literal
-from passnet.synth.shapes import Dim, Shapes, Unfusable, total
+from passnet.synth.shapes import Dim, Shapes, Unfusable, prod, total
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 Map = tuple[str, ...]
@@ -203,6 +203,23 @@ class Builder:
                 res.append(m[k + j])
         return tuple(res)
 
+    def _reduced(self, node: Node, m: Map) -> Map:
+        """Where a mean/sum at ``m`` reads its operand: the kernel's row runs along the trailing
+        dims it reduces (several merged into one row, split again by index arithmetic)."""
+        op = self.ops[node]
+        x, k = op.args[0], op.attrs.get("dims", 1)
+        if any(self.on_cols(t) for t in m):
+            raise Unfusable(f"{op.name} '{node.name}' is needed along the row it reduces")
+        row = (m[:-k] if op.attrs["keepdim"] else m) + ("cols",)
+        if k == 1:
+            self.row_check(row, x, op.name)
+            return row
+        src = self.shapes.dims[x]
+        merged = src[:-k] + [prod(src[-k:], self.shapes.n)]
+        if not self.shapes.equal(merged[-1], self.domain[-1]):
+            raise Unfusable(f"{op.name} '{node.name}' reduces dims of another size than the row")
+        return self.reshape(row, merged, src)
+
     def row_check(self, m: Map, node: Node, what: str) -> None:
         if m[-1] != "cols" or any(self.on_cols(t) for t in m[:-1]):
             raise Unfusable(f"{what} '{node.name}' reduces a dim that is not the kernel's row")
@@ -317,11 +334,7 @@ class Builder:
         if op.kind == "linear":
             return linear(self, node, op, m)
         if op.kind in ("mean", "sum"):
-            if any(self.on_cols(t) for t in m):
-                raise Unfusable(f"{op.name} '{node.name}' is needed along the row it reduces")
-            inner = (m[:-1] if op.attrs["keepdim"] else m) + ("cols",)
-            self.row_check(inner, x, op.name)
-            return self.round(reduce_row(self, op, self.value(x, inner)), node)
+            return self.round(reduce_row(self, op, self.value(x, self._reduced(node, m))), node)
         self.row_check(m, node, op.name)
         if op.kind == "gn":
             self.shapes.guard(f"{self.shapes.dims[x][1].expr} == {op.attrs['groups']}")

@@ -183,6 +183,19 @@ def _special(key: str, node: Node, rank: int) -> Op | str | None:  # noqa: C901 
     return _reduction(key, node, rank)
 
 
+def _trailing(dim: Any, rank: int) -> int | None:
+    """How many trailing dims ``dim`` names (``-1``, ``[-2, -1]``, ``(2, 3)`` of rank 4), or
+    None when it names others (or none): the synthesizer reduces along its row, and trailing
+    dims are one row once merged."""
+    dims = list(dim) if isinstance(dim, (list, tuple)) else [dim]
+    if not dims or rank < 1 or any(not isinstance(d, int) or isinstance(d, bool) for d in dims):
+        return None
+    norm = {d % rank for d in dims if -rank <= d < rank}
+    if len(norm) != len(dims) or norm != set(range(rank - len(dims), rank)):
+        return None
+    return len(dims)
+
+
 def _last(dim: Any, rank: int) -> bool:
     if isinstance(dim, (list, tuple)) and len(dim) == 1:
         dim = dim[0]
@@ -235,9 +248,10 @@ def _reduction(key: str, node: Node, rank: int) -> Op | str | None:
         name = key.split(".")[-1]
         b = bind(node, ["input", "dim", "keepdim", "dtype"],
                   {"dim": None, "keepdim": False, "dtype": None})  # fmt: skip
-        if b is None or not _last(b["dim"], rank) or b["dtype"] is not None:
-            return f"{name} over other than the last dim"
-        return Op(name, name, [b["input"]], {"keepdim": bool(b["keepdim"])})
+        k = _trailing(b["dim"], rank) if b is not None else None
+        if b is None or k is None or b["dtype"] is not None:
+            return f"{name} over other than the trailing dims"
+        return Op(name, name, [b["input"]], {"keepdim": bool(b["keepdim"]), "dims": k})
     return view_op(key, node, rank)
 
 

@@ -301,8 +301,9 @@ def infer_node(shapes: Shapes, node: Node, op: Op) -> list[Dim]:
         return x[:-1] + [w[0]]
     if kind in ("cast", "id", "bn", "gn", "softmax"):
         return list(x)
-    if kind in ("mean", "sum"):
-        return x[:-1] + ([lit(1, shapes.n)] if op.attrs["keepdim"] else [])
+    if kind in ("mean", "sum"):  # over the last ``dims`` dims
+        k = op.attrs.get("dims", 1)
+        return x[:-k] + ([lit(1, shapes.n)] * k if op.attrs["keepdim"] else [])
     if kind == "reshape":
         return _reshape(shapes, x, op)
     if kind == "permute":
