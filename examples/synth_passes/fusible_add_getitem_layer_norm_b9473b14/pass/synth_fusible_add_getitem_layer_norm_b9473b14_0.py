@@ -132,10 +132,10 @@ def synth_fusible_add_getitem_layer_norm_b9473b14_0(in0, in1, in2, in3):
     y1 = in0.new_empty((m1, 128))
     n_rows_0 = m1
     BLOCK_N_0 = 128
-    BLOCK_M_0 = max(1, min(32, 2048 // BLOCK_N_0))
+    BLOCK_M_0 = max(1, min(64, 8192 // BLOCK_N_0))
     g0 = (n_rows_0 + BLOCK_M_0 - 1) // BLOCK_M_0
     numel_1 = m1 * m2 * m0
-    BLOCK_1 = 512
+    BLOCK_1 = 2048
     g1 = (numel_1 + BLOCK_1 - 1) // BLOCK_1
     if g0 + g1 > 0:
         _synth_fusible_add_getitem_layer_norm_b9473b14_0_kernel[(g0 + g1,)](
@@ -161,7 +161,7 @@ def synth_fusible_add_getitem_layer_norm_b9473b14_0(in0, in1, in2, in3):
             BLOCK_M_0=BLOCK_M_0,
             BLOCK_N_0=BLOCK_N_0,
             BLOCK_1=BLOCK_1,
-            num_warps=4,
+            num_warps=8,
         )
     return (y0, y1)
 

@@ -111,7 +111,7 @@ def synth_fusible_add_layer_norm_1f059508_1(in0, in1, in2, in3):
     y0 = in0.new_empty((m1, m2, 128))
     n_rows = m1 * m2
     BLOCK_N = 128
-    BLOCK_M = max(1, min(64, 8192 // BLOCK_N))
+    BLOCK_M = max(1, min(8, 2048 // BLOCK_N))
     g0 = (n_rows + BLOCK_M - 1) // BLOCK_M
     if g0 > 0:
         _synth_fusible_add_layer_norm_1f059508_1_kernel[(g0,)](
@@ -132,7 +132,7 @@ def synth_fusible_add_layer_norm_1f059508_1(in0, in1, in2, in3):
             n_rows,
             BLOCK_M=BLOCK_M,
             BLOCK_N=BLOCK_N,
-            num_warps=8,
+            num_warps=2,
         )
     return y0
 

@@ -128,7 +128,7 @@ def synth_fusible_add_layer_norm_3c7ac904_0(in0, in1, in2, in3, in4):
     y1 = in0.new_empty((max(m1, s2[0]), max(m2, s2[1]), 128))
     n_rows = (max(m1, s2[0])) * (max(m2, s2[1]))
     BLOCK_N = 128
-    BLOCK_M = max(1, min(128, 16384 // BLOCK_N))
+    BLOCK_M = max(1, min(64, 8192 // BLOCK_N))
     g0 = (n_rows + BLOCK_M - 1) // BLOCK_M
     if g0 > 0:
         _synth_fusible_add_layer_norm_3c7ac904_0_kernel[(g0,)](

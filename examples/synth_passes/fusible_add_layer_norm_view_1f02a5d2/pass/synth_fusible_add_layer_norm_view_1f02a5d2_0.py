@@ -116,7 +116,7 @@ def synth_fusible_add_layer_norm_view_1f02a5d2_0(in0, in1, in2, in3):
     y1 = in0.new_empty((m1, m2, 128))
     n_rows = m1 * m2
     BLOCK_N = 128
-    BLOCK_M = max(1, min(16, 1024 // BLOCK_N))
+    BLOCK_M = max(1, min(128, 16384 // BLOCK_N))
     g0 = (n_rows + BLOCK_M - 1) // BLOCK_M
     if g0 > 0:
         _synth_fusible_add_layer_norm_view_1f02a5d2_0_kernel[(g0,)](
@@ -139,7 +139,7 @@ def synth_fusible_add_layer_norm_view_1f02a5d2_0(in0, in1, in2, in3):
             n_rows,
             BLOCK_M=BLOCK_M,
             BLOCK_N=BLOCK_N,
-            num_warps=2,
+            num_warps=8,
         )
     return (y0, y1)
 

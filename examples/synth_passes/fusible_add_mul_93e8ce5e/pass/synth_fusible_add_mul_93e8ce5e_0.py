@@ -106,7 +106,7 @@ def synth_fusible_add_mul_93e8ce5e_0(in0, in1, in2, in3):
     t3 = in3.stride()
     y0 = in0.new_empty((m0, m1, max(max(m2, s2[0]), s3[0])))
     numel = m0 * m1 * (max(max(m2, s2[0]), s3[0]))
-    BLOCK = 1024
+    BLOCK = 512
     g0 = (numel + BLOCK - 1) // BLOCK
     if g0 > 0:
         _synth_fusible_add_mul_93e8ce5e_0_kernel[(g0,)](
@@ -127,7 +127,7 @@ def synth_fusible_add_mul_93e8ce5e_0(in0, in1, in2, in3):
             (t3[0] if s3[0] != 1 else 0),
             numel,
             BLOCK=BLOCK,
-            num_warps=2,
+            num_warps=4,
         )
     return y0
 

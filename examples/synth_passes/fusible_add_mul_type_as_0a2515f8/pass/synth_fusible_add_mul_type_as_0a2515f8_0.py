@@ -89,7 +89,7 @@ def synth_fusible_add_mul_type_as_0a2515f8_0(in0, in1, in2):
     t1 = in1.stride()
     y0 = in2.new_empty((s1[0], s1[1], m0))
     numel = s1[0] * s1[1] * m0
-    BLOCK = 1024
+    BLOCK = 256
     g0 = (numel + BLOCK - 1) // BLOCK
     if g0 > 0:
         _synth_fusible_add_mul_type_as_0a2515f8_0_kernel[(g0,)](

@@ -127,7 +127,7 @@ def synth_fusible_batch_norm_add_relu_adaptive_avg_pool2d_f73a518e_0(in0, in1, i
     t5 = in5.stride()
     y0 = in5.new_empty((m0, m1, m2, m3))
     numel = m0 * m1 * m2 * m3
-    BLOCK = 1024
+    BLOCK = 512
     g0 = (numel + BLOCK - 1) // BLOCK
     if g0 > 0:
         _synth_fusible_batch_norm_add_relu_adaptive_avg_pool2d_f73a518e_0_kernel[(g0,)](
@@ -155,7 +155,7 @@ def synth_fusible_batch_norm_add_relu_adaptive_avg_pool2d_f73a518e_0(in0, in1, i
             (t0[3] if s0[3] != 1 else 0),
             numel,
             BLOCK=BLOCK,
-            num_warps=1,
+            num_warps=4,
         )
     return y0
 

@@ -128,7 +128,7 @@ def synth_fusible_conv2d_batch_norm_add_pad_e24851b1_0(in0, in1, in2, in3, in4, 
     y0 = in5.new_empty((m0, m1, m2, m3))
     y1 = in5.new_empty((m0, m1, m2, m3))
     numel = m0 * m1 * m2 * m3
-    BLOCK = 4096
+    BLOCK = 2048
     g0 = (numel + BLOCK - 1) // BLOCK
     if g0 > 0:
         _synth_fusible_conv2d_batch_norm_add_pad_e24851b1_0_kernel[(g0,)](

@@ -112,7 +112,7 @@ def synth_fusible_conv2d_batch_norm_hardtanh_pad_8586032c_0(in0, in1, in2, in3, 
     t4 = in4.stride()
     y0 = in0.new_empty((s0[0], s0[1], s0[2], s0[3]))
     numel = s0[0] * s0[1] * s0[2] * s0[3]
-    BLOCK = 2048
+    BLOCK = 512
     g0 = (numel + BLOCK - 1) // BLOCK
     if g0 > 0:
         _synth_fusible_conv2d_batch_norm_hardtanh_pad_8586032c_0_kernel[(g0,)](
@@ -135,7 +135,7 @@ def synth_fusible_conv2d_batch_norm_hardtanh_pad_8586032c_0(in0, in1, in2, in3, 
             (t0[3] if s0[3] != 1 else 0),
             numel,
             BLOCK=BLOCK,
-            num_warps=8,
+            num_warps=4,
         )
     return y0
 

@@ -110,7 +110,7 @@ def synth_fusible_conv2d_batch_norm_relu_max_pool2d_904ad848_0(in0, in1, in2, in
     t4 = in4.stride()
     y0 = in0.new_empty((s0[0], s0[1], s0[2], s0[3]))
     numel = s0[0] * s0[1] * s0[2] * s0[3]
-    BLOCK = 1024
+    BLOCK = 4096
     g0 = (numel + BLOCK - 1) // BLOCK
     if g0 > 0:
         _synth_fusible_conv2d_batch_norm_relu_max_pool2d_904ad848_0_kernel[(g0,)](
@@ -133,7 +133,7 @@ def synth_fusible_conv2d_batch_norm_relu_max_pool2d_904ad848_0(in0, in1, in2, in
             (t0[3] if s0[3] != 1 else 0),
             numel,
             BLOCK=BLOCK,
-            num_warps=1,
+            num_warps=8,
         )
     return y0
 

@@ -142,7 +142,7 @@ def synth_fusible_conv2d_flatten_transpose_layer_norm_etc_1d229343_0(in0, in1, i
     y1 = in0.new_empty((1, 2, 2, 4, 4, 32))
     n_rows = 64
     BLOCK_N = 32
-    BLOCK_M = max(1, min(32, 2048 // BLOCK_N))
+    BLOCK_M = max(1, min(128, 16384 // BLOCK_N))
     g0 = (n_rows + BLOCK_M - 1) // BLOCK_M
     if g0 > 0:
         _synth_fusible_conv2d_flatten_transpose_layer_norm_etc_1d229343_0_kernel[(g0,)](
@@ -164,7 +164,7 @@ def synth_fusible_conv2d_flatten_transpose_layer_norm_etc_1d229343_0(in0, in1, i
             n_rows,
             BLOCK_M=BLOCK_M,
             BLOCK_N=BLOCK_N,
-            num_warps=4,
+            num_warps=8,
         )
     return (y0, y1)
 

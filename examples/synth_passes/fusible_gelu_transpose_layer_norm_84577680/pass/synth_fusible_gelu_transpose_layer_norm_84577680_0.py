@@ -100,7 +100,7 @@ def synth_fusible_gelu_transpose_layer_norm_84577680_0(in0, in1, in2):
     y0 = in0.new_empty((s0[0], s0[2], 32))
     n_rows = s0[0] * s0[2]
     BLOCK_N = 32
-    BLOCK_M = max(1, min(8, 2048 // BLOCK_N))
+    BLOCK_M = max(1, min(64, 4096 // BLOCK_N))
     g0 = (n_rows + BLOCK_M - 1) // BLOCK_M
     if g0 > 0:
         _synth_fusible_gelu_transpose_layer_norm_84577680_0_kernel[(g0,)](
@@ -117,7 +117,7 @@ def synth_fusible_gelu_transpose_layer_norm_84577680_0(in0, in1, in2):
             n_rows,
             BLOCK_M=BLOCK_M,
             BLOCK_N=BLOCK_N,
-            num_warps=2,
+            num_warps=4,
         )
     return y0
 

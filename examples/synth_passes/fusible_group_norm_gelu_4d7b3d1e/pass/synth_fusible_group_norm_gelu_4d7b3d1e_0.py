@@ -27,6 +27,24 @@ def _round(v, DT: tl.constexpr):
         return v.to(DT).to(tl.float32)
 
 
+@triton.jit
+def _stat(v, DT: tl.constexpr, EAGER_CUDA: tl.constexpr):
+    # a statistic as eager's CUDA group norm keeps it: in the input's dtype (CPU: float32)
+    if EAGER_CUDA:
+        return _round(v, DT)
+    else:
+        return v
+
+
+@triton.jit
+def _mean(total, n, EAGER_CUDA: tl.constexpr):
+    # eager's CUDA mean multiplies the sum by float32(1 / n) (its MeanOps); the CPU one divides
+    if EAGER_CUDA:
+        return total * tl.math.div_rn(1.0 + tl.zeros_like(total), n + tl.zeros_like(total))
+    else:
+        return total / n
+
+
 def pattern(in0, in1, in2):
     v0 = torch.nn.functional.group_norm(in0, 32, in1, in2, 1e-05)
     v1 = torch.nn.functional.gelu(v0)
@@ -54,6 +72,7 @@ def _synth_fusible_group_norm_gelu_4d7b3d1e_0_kernel(
     n_rows,
     BLOCK_M: tl.constexpr,
     BLOCK_N: tl.constexpr,
+    EAGER_CUDA: tl.constexpr,
 ):
     pid = tl.program_id(0)
     rows = pid * BLOCK_M + tl.arange(0, BLOCK_M)[:, None]
@@ -73,16 +92,18 @@ def _synth_fusible_group_norm_gelu_4d7b3d1e_0_kernel(
     t9 = t8 / n0
     t10 = tl.where(cmask, t3 - t9, 0.0)
     t11 = tl.sum(t10 * t10, axis=1)[:, None] / n0
-    t12 = tl.math.rsqrt(t11 + 1e-05)
-    t13 = t10 * t12
-    t14 = t13 * t5
-    t15 = t14 + t7
-    t16 = _round(t15, x0.dtype.element_ty)
-    t17 = 0.5 * t16 * (1.0 + tl.math.erf(t16 * 0.7071067811865476))
+    t12 = _stat(tl.full([1, 1], 1e-05, tl.float32), x0.dtype.element_ty, EAGER_CUDA)
+    t13 = _stat(t9, x0.dtype.element_ty, EAGER_CUDA)
+    t14 = _stat(tl.math.rsqrt(t11 + t12), x0.dtype.element_ty, EAGER_CUDA)
+    t15 = t14 * t5
+    t16 = -t15 * t13 + t7
+    t17 = t15 * t3 + t16
     t18 = _round(t17, x0.dtype.element_ty)
-    t19 = t1 * n1 + t0
-    t20 = t19 * n0 + cols
-    tl.store(y0 + t20, t18.to(y0.dtype.element_ty), mask=mask)
+    t19 = 0.5 * t18 * (1.0 + tl.math.erf(t18 * 0.7071067811865476))
+    t20 = _round(t19, x0.dtype.element_ty)
+    t21 = t1 * n1 + t0
+    t22 = t21 * n0 + cols
+    tl.store(y0 + t22, t20.to(y0.dtype.element_ty), mask=mask)
 
 
 @torch.fx.wrap
@@ -102,7 +123,7 @@ def synth_fusible_group_norm_gelu_4d7b3d1e_0(in0, in1, in2):
     BLOCK_N = 1 << (s0[2] - 1).bit_length()
     if BLOCK_N > 32768:
         raise ValueError("synth_fusible_group_norm_gelu_4d7b3d1e_0: rows longer than 32768 elements")
-    BLOCK_M = max(1, min(128, 16384 // BLOCK_N))
+    BLOCK_M = max(1, min(32, 2048 // BLOCK_N))
     g0 = (n_rows + BLOCK_M - 1) // BLOCK_M
     if g0 > 0:
         _synth_fusible_group_norm_gelu_4d7b3d1e_0_kernel[(g0,)](
@@ -120,7 +141,8 @@ def synth_fusible_group_norm_gelu_4d7b3d1e_0(in0, in1, in2):
             n_rows,
             BLOCK_M=BLOCK_M,
             BLOCK_N=BLOCK_N,
-            num_warps=8,
+            EAGER_CUDA=in0.is_cuda,
+            num_warps=4,
         )
     return y0
 

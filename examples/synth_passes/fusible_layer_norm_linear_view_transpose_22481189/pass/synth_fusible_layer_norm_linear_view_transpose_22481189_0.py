@@ -164,7 +164,7 @@ def synth_fusible_layer_norm_linear_view_transpose_22481189_0(in0, in1, in2, in3
     BLOCK_N = 1 << (s3[0] - 1).bit_length()
     if BLOCK_N > 32768:
         raise ValueError("synth_fusible_layer_norm_linear_view_transpose_22481189_0: rows longer than 32768 elements")
-    BLOCK_M = max(16, min(8, 2048 // BLOCK_N))
+    BLOCK_M = max(16, min(32, 2048 // BLOCK_N))
     g0 = (n_rows + BLOCK_M - 1) // BLOCK_M
     if g0 > 0:
         _synth_fusible_layer_norm_linear_view_transpose_22481189_0_kernel[(g0,)](
@@ -194,7 +194,7 @@ def synth_fusible_layer_norm_linear_view_transpose_22481189_0(in0, in1, in2, in3
             n_rows,
             BLOCK_M=BLOCK_M,
             BLOCK_N=BLOCK_N,
-            num_warps=2,
+            num_warps=4,
         )
     return (y0, y1)
 

@@ -130,7 +130,7 @@ def synth_fusible_mul_permute_add_layer_norm_b4e93970_1(in0, in1, in2, in3, in4)
     y0 = in2.new_empty((m1, m2, m3, 64))
     n_rows = m1 * m2 * m3
     BLOCK_N = 64
-    BLOCK_M = max(1, min(64, 8192 // BLOCK_N))
+    BLOCK_M = max(1, min(128, 16384 // BLOCK_N))
     g0 = (n_rows + BLOCK_M - 1) // BLOCK_M
     if g0 > 0:
         _synth_fusible_mul_permute_add_layer_norm_b4e93970_1_kernel[(g0,)](

@@ -104,7 +104,7 @@ def synth_fusible_mul_permute_add_mean_etc_874d9f5b_0(in0, in1, in2):
     t2 = in2.stride()
     y0 = in2.new_empty((m0, max(s2[1], m1), m2, m3))
     numel = m0 * (max(s2[1], m1)) * m2 * m3
-    BLOCK = 2048
+    BLOCK = 1024
     g0 = (numel + BLOCK - 1) // BLOCK
     if g0 > 0:
         _synth_fusible_mul_permute_add_mean_etc_874d9f5b_0_kernel[(g0,)](
@@ -126,7 +126,7 @@ def synth_fusible_mul_permute_add_mean_etc_874d9f5b_0(in0, in1, in2):
             (t1[3] if s1[3] != 1 else 0),
             numel,
             BLOCK=BLOCK,
-            num_warps=8,
+            num_warps=1,
         )
     return y0
 

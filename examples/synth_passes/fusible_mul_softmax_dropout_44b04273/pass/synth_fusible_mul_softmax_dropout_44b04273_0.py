@@ -90,7 +90,7 @@ def synth_fusible_mul_softmax_dropout_44b04273_0(in0):
     BLOCK_N = 1 << (s0[3] - 1).bit_length()
     if BLOCK_N > 32768:
         raise ValueError("synth_fusible_mul_softmax_dropout_44b04273_0: rows longer than 32768 elements")
-    BLOCK_M = max(1, min(8, 2048 // BLOCK_N))
+    BLOCK_M = max(1, min(4, 4096 // BLOCK_N))
     g0 = (n_rows + BLOCK_M - 1) // BLOCK_M
     if g0 > 0:
         _synth_fusible_mul_softmax_dropout_44b04273_0_kernel[(g0,)](
@@ -106,7 +106,7 @@ def synth_fusible_mul_softmax_dropout_44b04273_0(in0):
             n_rows,
             BLOCK_M=BLOCK_M,
             BLOCK_N=BLOCK_N,
-            num_warps=2,
+            num_warps=1,
         )
     return y0
 

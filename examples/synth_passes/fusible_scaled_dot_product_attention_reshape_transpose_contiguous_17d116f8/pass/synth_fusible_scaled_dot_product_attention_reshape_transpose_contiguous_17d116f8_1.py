@@ -79,16 +79,18 @@ def synth_fusible_scaled_dot_product_attention_reshape_transpose_contiguous_17d1
             and 128 == s0[2]
             and 64 == s0[3]):
         raise ValueError("synth_fusible_scaled_dot_product_attention_reshape_transpose_contiguous_17d116f8_1: shapes outside those generated for")
-    if in0.is_contiguous() or in0.shape == (4, (s0[0] * s0[1] * s0[2] * s0[3]) // 32768, 128, 64,):
-        a0_0 = in0.view((4, (s0[0] * s0[1] * s0[2] * s0[3]) // 32768, 128, 64,))
-        a0_1 = a0_0.permute(0, 2, 1, 3)
-        if a0_1.is_contiguous():
-            a0_3 = a0_1.view((4, 128, (((s0[0] * s0[1] * s0[2] * s0[3]) // 32768) * 32768) // 512,))
-            return a0_3
+    st0 = in0.stride()
+    if len(s0) == 4 and (s0[3] == 1 or st0[3] == 1) and (s0[1] == 1 or st0[1] == s0[3]) and (s0[2] == 1 or st0[2] == s0[3] * s0[1]) and (s0[0] == 1 or st0[0] == s0[3] * s0[1] * s0[2]):
+        if in0.is_contiguous() or in0.shape == (4, (s0[0] * s0[1] * s0[2] * s0[3]) // 32768, 128, 64,):
+            a0_0 = in0.view((4, (s0[0] * s0[1] * s0[2] * s0[3]) // 32768, 128, 64,))
+            a0_1 = a0_0.permute(0, 2, 1, 3)
+            if a0_1.is_contiguous():
+                a0_3 = a0_1.view((4, 128, (((s0[0] * s0[1] * s0[2] * s0[3]) // 32768) * 32768) // 512,))
+                return a0_3
     t0 = in0.stride()
     y0 = in0.new_empty((4, 128, (((s0[0] * s0[1] * s0[2] * s0[3]) // 32768) * 32768) // 512))
     numel = ((((s0[0] * s0[1] * s0[2] * s0[3]) // 32768) * 32768) // 512) * 512
-    BLOCK = 256
+    BLOCK = 1024
     g0 = (numel + BLOCK - 1) // BLOCK
     if g0 > 0:
         _synth_fusible_scaled_dot_product_attention_reshape_transpose_contiguous_17d116f8_1_kernel[(g0,)](
