@@ -127,3 +127,42 @@ def test_numerics_probe_script(tmp_path: Path) -> None:
                    check=True, capture_output=True, cwd=ROOT, timeout=600)  # fmt: skip
     (row,) = json.loads(report.read_text())["variants"]
     assert row["pass_vs_eager"] is not None and row["pass_vs_eager"] >= 0, row
+
+
+def test_a_bench_runs_synth_cache_becomes_the_library(tmp_path: Path) -> None:
+    """scripts/synth_library.py: a bench cache's folders (absolute paths, a trajectory, two
+    syntheses of one task) into the library: the newest per task, paths relative, the README's
+    table rows and list of slow passes rewritten, its prose kept."""
+    import os
+    import subprocess
+    import sys
+
+    cache = tmp_path / "synth" / "cuda-0123"
+    names = ["fusible_mul_add_445849cd", "fusible_batch_norm_relu_9cfe87c2"]
+    for i, (name, gmean) in enumerate(zip(names, [0.5, 1.5], strict=True)):
+        for age, key in enumerate(["old", "new"]):
+            src = cache / f"{name}-{key}"
+            shutil.copytree(LIBRARY / name, src)
+            report = json.loads((src / "synth.json").read_text())
+            report.update(task=str(ROOT / "examples" / "suite" / name),
+                          pass_dir=str(src / "pass"), trajectory=str(src / "trajectory.json"))
+            report["verification"]["gmean_speedup"] = gmean if key == "new" else 1.0
+            (src / "synth.json").write_text(json.dumps(report))
+            (src / "trajectory.json").write_text("{}")
+            os.utime(src / "synth.json", (1000 + 10 * i + age, 1000 + 10 * i + age))
+    out = tmp_path / "library"
+    out.mkdir()
+    shutil.copy(LIBRARY / "README.md", out / "README.md")
+    subprocess.run([sys.executable, str(ROOT / "scripts" / "synth_library.py"), str(tmp_path),
+                    "--out", str(out)], check=True, capture_output=True, timeout=120)  # fmt: skip
+    for name in names:
+        report = json.loads((out / name / "synth.json").read_text())
+        assert report["task"] == f"examples/suite/{name}" and report["pass_dir"] == "pass"
+        assert report["trajectory"] is None and (out / name / "pass").is_dir()
+        assert check_pass_dir(out / name / "pass") == []
+    readme = (out / "README.md").read_text()
+    rows = [line for line in readme.split("\n") if line.startswith("| `")]
+    assert [r.split("`")[1] for r in rows] == sorted(names)
+    assert "| 0.500x (" in rows[1] and "| 1.500x (" in rows[0]
+    assert "leave out the 1 passes that were slower" in readme
+    assert "`fusible_mul_add_445849cd`." in readme and "Made by the synth candidate" in readme
