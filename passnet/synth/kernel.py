@@ -17,7 +17,7 @@ from torch.fx import Node
 from passnet.synth.alias import Step, input_chains
 from passnet.synth.lower import Builder, Map
 from passnet.synth.ops import ROW_OPS
-from passnet.synth.shapes import Dim, Shapes, Unfusable, prod
+from passnet.synth.shapes import Dim, Shapes, Unfusable, merge_trailing
 
 
 @dataclass
@@ -59,8 +59,7 @@ def _domain(b: Builder, node: Node) -> list[Dim]:
     op = b.ops[node]
     if op.kind not in ("mean", "sum"):
         return b.shapes.dims[node]
-    x, k = b.shapes.dims[op.args[0]], op.attrs.get("dims", 1)
-    return x if k == 1 else x[:-k] + [prod(x[-k:], b.shapes.n)]
+    return merge_trailing(b.shapes.dims[op.args[0]], op.attrs["dims"], b.shapes.n)
 
 
 def _merged_row(b: Builder, roots: list[Node], dom: list[Dim]) -> int:
@@ -70,9 +69,9 @@ def _merged_row(b: Builder, roots: list[Node], dom: list[Dim]) -> int:
     ks = set()
     for n in _ancestors(b, roots):
         op = b.ops[n]
-        k = op.attrs.get("dims", 1) if op.kind in ("mean", "sum") else 1
-        x = b.shapes.dims[op.args[0]] if k > 1 else []
-        if k > 1 and len(dom) >= k and all(map(b.shapes.equal, x[-k:], dom[-k:])):
+        if op.kind not in ("mean", "sum") or (k := op.attrs["dims"]) == 1 or len(dom) < k:
+            continue
+        if all(map(b.shapes.equal, b.shapes.dims[op.args[0]][-k:], dom[-k:])):
             ks.add(k)
     if len(ks) > 1:
         raise Unfusable("reductions over different numbers of trailing dims in one phase")
@@ -203,13 +202,13 @@ def build(b: Builder, store_views: bool = False) -> Kernel:
         row = any(b.ops[n].kind in ROW_OPS for n in _ancestors(b, roots))
         full = dom
         k = _merged_row(b, roots, dom) if row else 1
-        dom = dom if k == 1 else dom[:-k] + [prod(dom[-k:], b.shapes.n)]
+        dom = merge_trailing(dom, k, b.shapes.n)
         b.start_phase("row" if row else "flat", dom)
         base = _base(b)
         for r in roots:
             op = b.ops[r]
             if op.kind in ("mean", "sum"):
-                keep = ("0",) * op.attrs.get("dims", 1) if op.attrs["keepdim"] else ()
+                keep = ("0",) * op.attrs["dims"] if op.attrs["keepdim"] else ()
                 b.value(r, base[:-1] + keep)
             else:
                 b.value(r, base if k == 1 else b.reshape(base, dom, full))

@@ -26,7 +26,7 @@ from torch.fx import Node
 from passnet.synth.emit_ops import linear, norm, pointwise, reduce_row
 from passnet.synth.ops import Op
 from passnet.synth.pattern import literal
-from passnet.synth.shapes import Dim, Shapes, Unfusable, prod, total
+from passnet.synth.shapes import Dim, Shapes, Unfusable, merge_trailing, total
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 Map = tuple[str, ...]
@@ -207,7 +207,7 @@ class Builder:
         """Where a mean/sum at ``m`` reads its operand: the kernel's row runs along the trailing
         dims it reduces (several merged into one row, split again by index arithmetic)."""
         op = self.ops[node]
-        x, k = op.args[0], op.attrs.get("dims", 1)
+        x, k = op.args[0], op.attrs["dims"]
         if any(self.on_cols(t) for t in m):
             raise Unfusable(f"{op.name} '{node.name}' is needed along the row it reduces")
         row = (m[:-k] if op.attrs["keepdim"] else m) + ("cols",)
@@ -215,7 +215,7 @@ class Builder:
             self.row_check(row, x, op.name)
             return row
         src = self.shapes.dims[x]
-        merged = src[:-k] + [prod(src[-k:], self.shapes.n)]
+        merged = merge_trailing(src, k, self.shapes.n)
         if not self.shapes.equal(merged[-1], self.domain[-1]):
             raise Unfusable(f"{op.name} '{node.name}' reduces dims of another size than the row")
         return self.reshape(row, merged, src)

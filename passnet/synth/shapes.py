@@ -60,6 +60,12 @@ def prod(dims: list[Dim], n: int) -> Dim:
     return Dim(" * ".join(terms), vals)
 
 
+def merge_trailing(dims: list[Dim], k: int, n: int) -> list[Dim]:
+    """``dims`` with its last ``k`` merged into one (their product): the row a reduction over
+    the trailing dims walks."""
+    return list(dims) if k == 1 else dims[:-k] + [prod(dims[-k:], n)]
+
+
 def total(dims: list[Dim], n: int) -> Dim:
     """Sum with literals folded (``s0[3] + s1[3] + 8``): a concatenation's size or offset."""
     const = sum(d.literal for d in dims if d.literal is not None)
@@ -302,7 +308,7 @@ def infer_node(shapes: Shapes, node: Node, op: Op) -> list[Dim]:
     if kind in ("cast", "id", "bn", "gn", "softmax"):
         return list(x)
     if kind in ("mean", "sum"):  # over the last ``dims`` dims
-        k = op.attrs.get("dims", 1)
+        k = op.attrs["dims"]
         return x[:-k] + ([lit(1, shapes.n)] * k if op.attrs["keepdim"] else [])
     if kind == "reshape":
         return _reshape(shapes, x, op)
