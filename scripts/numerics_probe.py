@@ -32,12 +32,11 @@ from typing import Any
 
 import torch
 
-from passnet.core.tolerance import tolerance
 from passnet.dataset.task import load_task
 from passnet.graph.sample import load_module, load_sample, materialize
 from passnet.passes.loader import load_pass_dir
 from passnet.passes.matcher import apply_passes, to_fx
-from passnet.scores.compare import compare_outputs
+from passnet.scores.compare import compare_outputs, worst_location
 
 
 def _tightest(candidate: Any, reference: Any) -> tuple[int | None, str]:
@@ -55,15 +54,6 @@ def _cast_like(value: Any, like: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return type(value)(_cast_like(v, w) for v, w in zip(value, like, strict=True))
     return value
-
-
-def _worst_index(cand: torch.Tensor, ref: torch.Tensor, t: int) -> int | None:
-    """Flat index of the element that misses level ``t`` by most, or None if all pass."""
-    rtol, atol = tolerance(str(ref.dtype), t)
-    c, r = cand.detach().double().flatten(), ref.detach().double().flatten()
-    excess = torch.nan_to_num((c - r).abs() - (atol + rtol * r.abs()), nan=0.0)
-    k = int(excess.argmax())
-    return k if float(excess[k]) > 0 else None
 
 
 def _node_values(gm: torch.fx.GraphModule, inputs: list[Any], shape: torch.Size,
@@ -86,19 +76,10 @@ def trace_worst(sample: Any, inputs: list[Any], up: list[Any], passed: Any, eage
                 device: str, rewritten: torch.fx.GraphModule) -> dict[str, Any] | None:  # fmt: skip
     """The worst element at t = -5 (over the outputs) through eager's graph, the rewritten
     graph (the pass's; its unreplaced nodes keep their names) and the float32 graph."""
-    worst: tuple[float, int, int] | None = None
-    for i, (p, e) in enumerate(zip(passed, eager, strict=False)):
-        if isinstance(e, torch.Tensor) and e.is_floating_point():
-            k = _worst_index(p, e, -5)
-            if k is not None:
-                rtol, atol = tolerance(str(e.dtype), -5)
-                ex = float((p.flatten()[k].double() - e.flatten()[k].double()).abs()
-                           - (atol + rtol * e.flatten()[k].double().abs()))  # fmt: skip
-                if worst is None or ex > worst[0]:
-                    worst = (ex, i, k)
+    worst = worst_location(list(zip(passed, eager, strict=False)), -5)
     if worst is None:
         return None
-    _, i, k = worst
+    i, k = worst
     e0 = eager[i]
     where = [int(x) for x in torch.unravel_index(torch.tensor(k), e0.shape)]
     gm = to_fx(load_module(sample).to(device))

@@ -66,11 +66,11 @@ def _passes(cand: Any, ref: Any, t: int) -> bool:
     return bool(torch.allclose(cand, ref, rtol=rtol, atol=atol, equal_nan=True))
 
 
-def worst_element(pairs: Sequence[tuple[Any, Any]], t: int) -> str:
-    """The element that fails level ``t`` by most (its excess over ``atol + rtol * |ref|``),
-    as ``at t = -5: output 1 [0, 3, 17]: -0.01234 vs -0.01233 (|d| 1.2e-05 > 1.0e-05)``;
-    empty when every output passes ``t``. Only floating outputs are located."""
-    best: tuple[float, int, list[int], float, float, float] | None = None
+def worst_location(pairs: Sequence[tuple[Any, Any]], t: int) -> tuple[int, int] | None:
+    """(output, flat index) of the element that fails level ``t`` by most (its excess over
+    ``atol + rtol * |ref|``); None when every output passes ``t``. Only floating outputs are
+    located."""
+    best: tuple[float, int, int] | None = None
     for i, (cand, ref) in enumerate(pairs):
         if not isinstance(ref, torch.Tensor) or not ref.is_floating_point() or ref.numel() == 0:
             continue
@@ -78,19 +78,28 @@ def worst_element(pairs: Sequence[tuple[Any, Any]], t: int) -> str:
         c = cand.detach().to(torch.float64)
         r = ref.detach().to(torch.float64)
         diff = (c - r).abs()
-        allowed = atol + rtol * r.abs()
-        excess = torch.where(torch.isfinite(diff), diff - allowed, torch.zeros_like(diff))
+        excess = torch.where(torch.isfinite(diff), diff - (atol + rtol * r.abs()),
+                             torch.zeros_like(diff))  # fmt: skip
         k = int(excess.argmax())
         most = float(excess.flatten()[k])
         if most > 0 and (best is None or most > best[0]):
-            where = [int(x) for x in torch.unravel_index(torch.tensor(k), ref.shape)]
-            best = (most, i, where, float(c.flatten()[k]), float(r.flatten()[k]),
-                    float(allowed.flatten()[k]))  # fmt: skip
-    if best is None:
+            best = (most, i, k)
+    return None if best is None else (best[1], best[2])
+
+
+def worst_element(pairs: Sequence[tuple[Any, Any]], t: int) -> str:
+    """The element :func:`worst_location` finds, as ``at t = -5: output 1 [0, 3, 17]: -0.01234
+    vs -0.01233 (|d| 1.2e-05 > 1.0e-05)``; empty when every output passes ``t``."""
+    loc = worst_location(pairs, t)
+    if loc is None:
         return ""
-    _, i, where, cv, rv, allowed = best
+    i, k = loc
+    cand, ref = pairs[i]
+    rtol, atol = tolerance(str(ref.dtype), t)
+    cv, rv = float(cand.detach().flatten()[k].double()), float(ref.detach().flatten()[k].double())
+    where = [int(x) for x in torch.unravel_index(torch.tensor(k), ref.shape)]
     return (f"at t = {t}: output {i} {where}: {cv:.6g} vs reference {rv:.6g} "
-            f"(|d| {abs(cv - rv):.2g} > {allowed:.2g})")  # fmt: skip
+            f"(|d| {abs(cv - rv):.2g} > {atol + rtol * abs(rv):.2g})")  # fmt: skip
 
 
 def _diffs(pairs: Sequence[tuple[Any, Any]]) -> tuple[float | None, float | None]:
