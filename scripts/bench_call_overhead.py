@@ -63,9 +63,9 @@ def _task_graphs(dev: torch.device):  # noqa: ANN202
     from passnet.passes.matcher import apply_passes, to_fx
 
     sample = load_sample(ROOT / "examples/tasks/bert_add_layer_norm/graphs/float32/3_cut_8x128")
-    gm = to_fx(load_module(sample).to(dev))
+    gm = to_fx(load_module(sample, dev))
     apply_passes(gm, load_pass_dir(ROOT / "examples" / "passes" / "add_layer_norm"))
-    return load_module(sample).to(dev).forward, gm.forward, materialize(sample, str(dev), 0)
+    return load_module(sample, dev).forward, gm.forward, materialize(sample, str(dev), 0)
 
 
 def _triton_sides(dev: torch.device, x: torch.Tensor) -> list[Side]:

@@ -82,7 +82,7 @@ def trace_worst(sample: Any, inputs: list[Any], up: list[Any], passed: Any, eage
     i, k = worst
     e0 = eager[i]
     where = [int(x) for x in torch.unravel_index(torch.tensor(k), e0.shape)]
-    gm = to_fx(load_module(sample).to(device))
+    gm = to_fx(load_module(sample, device))
     low = _node_values(gm, inputs, e0.shape, k)
     high = _node_values(gm, up, e0.shape, k)
     mid = _node_values(rewritten, inputs, e0.shape, k)
@@ -96,13 +96,13 @@ def probe_variant(path: Path, pass_dir: Path, device: str) -> dict[str, Any]:
     sample = load_sample(path)
     inputs = materialize(sample, device=device, seed=0)
     with torch.no_grad():
-        eager = load_module(sample).to(device)(*inputs)
-        gm = to_fx(load_module(sample).to(device))
+        eager = load_module(sample, device)(*inputs)
+        gm = to_fx(load_module(sample, device))
         matches = apply_passes(gm, load_pass_dir(pass_dir)).total
         passed = gm(*inputs)
         up = [t.float() if isinstance(t, torch.Tensor) and t.is_floating_point() else t
               for t in inputs]  # fmt: skip
-        fp32 = _cast_like(load_module(sample).to(device)(*up), eager)
+        fp32 = _cast_like(load_module(sample, device)(*up), eager)
     row: dict[str, Any] = {"graph": str(path), "matches": matches}
     for name, (a, b) in {"pass_vs_eager": (passed, eager), "eager_vs_fp32": (eager, fp32),
                          "pass_vs_fp32": (passed, fp32)}.items():  # fmt: skip

@@ -48,7 +48,7 @@ def main() -> None:
     variant = task.variants[0]
     sample = load_sample(variant.path)
     inputs = materialize(sample, device=str(dev), seed=0)
-    gm = to_fx(load_module(sample).to(dev))
+    gm = to_fx(load_module(sample, dev))
     t = step("sample", t)
     matches = apply_passes(gm, load_pass_dir(args.pass_dir)).total
     t = step("load and match", t)

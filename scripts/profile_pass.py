@@ -84,8 +84,8 @@ def profile_variant(
 ) -> dict:
     sample = load_sample(path)
     inputs = materialize(sample, device=str(dev), seed=0)
-    eager = to_fx(load_module(sample).to(dev))
-    rewritten = to_fx(load_module(sample).to(dev))
+    eager = to_fx(load_module(sample, dev))
+    rewritten = to_fx(load_module(sample, dev))
     matches = apply_passes(rewritten, passes).total
     out: dict[str, Any] = {"graph": graph, "matches": matches}
     if matches == 0:

@@ -21,6 +21,7 @@ from passnet.graph.sample import (
     load_sample,
     materialize,
     run_sample,
+    runnable_code,
     tensor_stats,
     with_dtype,
     write_sample,
@@ -407,6 +408,38 @@ def test_a_cuda_pinned_sample_runs_on_cpu_with_its_device_mapped(tmp_path: Path)
     (x,) = materialize(sample, seed=0)
     torch.testing.assert_close(out, x * 2.0 + 1.0)
     assert not load_sample(fx(RESNET18)).cuda_literals
+
+
+CPU_CAPTURED_MODEL = """import torch
+from torch import device
+
+
+class GraphModule(torch.nn.Module):
+    def forward(self, x: torch.Tensor, table: torch.Tensor, ids: torch.Tensor):
+        emb = torch.nn.functional.embedding(ids + 2, table)
+        to = emb.to(device(type='cpu'))
+        return (x + to,)
+"""
+
+
+def test_device_literals_name_the_device_the_sample_runs_on(tmp_path: Path) -> None:
+    """OPT's position embedding is moved ``.to(inputs_embeds.device)``: cut on a CPU machine,
+    model.py pins it to ``device(type='cpu')``, which broke eager, Inductor and the synthesizer
+    alike on the H200. Loaded for a device, every device literal names that device (``meta``
+    stands in for CUDA here: a CPU literal there mixes devices just the same)."""
+    metas = [_meta("x", [2, 4], mean=0.0, std=1.0), _meta("table", [8, 4], mean=0.0, std=1.0),
+             _meta("ids", [2], "torch.int64", mean=2.0, std=1.0)]  # fmt: skip
+    sample = write_sample(tmp_path / "s", CPU_CAPTURED_MODEL, metas, {})
+    assert "device(type='meta')" in runnable_code(sample, "meta")
+    assert "device(type='cuda', index=1)" in runnable_code(sample, torch.device("cuda", 1))
+    assert runnable_code(sample) == sample.code
+    args = [t.to("meta") for t in materialize(sample, seed=0)]
+    with pytest.raises((RuntimeError, NotImplementedError)):  # mixes devices
+        load_module(sample)(*args)
+    (out,) = load_module(sample, "meta")(*args)
+    assert out.device.type == "meta" and out.shape == (2, 4)
+    (cpu_out,) = run_sample(sample)  # the capture device still runs it unchanged
+    assert cpu_out.device.type == "cpu"
 
 
 def test_an_eps_rounded_to_zero_is_drawn_positive() -> None:

@@ -169,11 +169,11 @@ class VariantRun(TimingPhase):
             self.triton.warm_driver(compile_cache_dir())
         try:
             self.sample = load_sample(req.path)
-            self.ref_module = load_module(self.sample).to(self.device)
-            self.cand_module = load_module(self.sample).to(self.device)
+            self.ref_module = load_module(self.sample, self.device)
+            self.cand_module = load_module(self.sample, self.device)
             self.ref_inputs = self.fresh(req.seed)
             self.cand_inputs = self.fresh(req.seed)
-            self.original = to_fx(load_module(self.sample).to(self.device))
+            self.original = to_fx(load_module(self.sample, self.device))
         except SampleError as exc:
             raise Failed(Status.SAMPLE_ERROR, str(exc)) from exc
         self.phase("setup")

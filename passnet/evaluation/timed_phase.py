@@ -166,7 +166,7 @@ class TimingPhase:
         try:
             ind = build_candidate(
                 CandidateSpec(kind="inductor"),
-                load_module(self.sample).to(self.device),
+                load_module(self.sample, self.device),
                 self.fresh(self.req.seed),
                 self.params.call_path,
             )

@@ -184,30 +184,47 @@ def load_sample(path: Path | str) -> Sample:
 _CUDA_LITERAL = re.compile(
     r"""device\(\s*type\s*=\s*['"]cuda['"](?:\s*,\s*index\s*=\s*\d+)?\s*\)"""
 )
+_DEVICE_LITERAL = re.compile(
+    r"""device\(\s*type\s*=\s*['"](?:cuda|cpu)['"](?:\s*,\s*index\s*=\s*\d+)?\s*\)"""
+)
 
 
-def runnable_code(sample: Sample) -> str:
-    """model.py as this process can run it: where PyTorch sees no CUDA device, the CUDA device
-    literals Dynamo wrote (``device(type='cuda', index=0)``) become CPU ones, so a CUDA-pinned
-    sample validates and cuts on a CPU machine (``Sample.cuda_literals`` says it happened)."""
+def _device_literal(device: torch.device) -> str:
+    if device.index is None:
+        return f"device(type='{device.type}')"
+    return f"device(type='{device.type}', index={device.index})"
+
+
+def runnable_code(sample: Sample, device: torch.device | str | None = None) -> str:
+    """model.py as it runs on ``device``: the device literals Dynamo wrote record the device the
+    graph was captured on (``.to(device(type='cpu'))`` in a graph cut on a CPU machine), so each
+    becomes ``device``'s. Without a device, CUDA literals become CPU ones where PyTorch sees no
+    CUDA device, so a CUDA-pinned sample validates and cuts on a CPU machine
+    (``Sample.cuda_literals`` says it happened)."""
+    if device is not None:
+        literal = _device_literal(torch.device(device))
+        return _DEVICE_LITERAL.sub(lambda _: literal, sample.code)
     if sample.cuda_literals and not torch.cuda.is_available():
         return _CUDA_LITERAL.sub("device(type='cpu')", sample.code)
     return sample.code
 
 
-def load_module(sample: Sample) -> torch.nn.Module:
-    """Execute model.py as its own module (registered in sys.modules so FX/inspect work)."""
-    code = runnable_code(sample)
+def load_module(sample: Sample, device: torch.device | str | None = None) -> torch.nn.Module:
+    """Execute model.py as its own module (registered in sys.modules so FX/inspect work); with
+    ``device``, its device literals name that device (:func:`runnable_code`) and its
+    parameters live there."""
+    code = runnable_code(sample, device)
     digest = hashlib.sha256(f"{sample.path}\0{code}".encode()).hexdigest()[:16]
     module = types.ModuleType(f"passnet_sample_{digest}")
     module.__file__ = str(sample.model_path)
     sys.modules[module.__name__] = module
     try:
         exec(compile(code, str(sample.model_path), "exec"), module.__dict__)
-        return module.GraphModule()
+        graph_module = module.GraphModule()
     except Exception as e:
         sys.modules.pop(module.__name__, None)
         raise SampleError(sample.model_path, f"cannot load: {type(e).__name__}: {e}") from e
+    return graph_module if device is None else graph_module.to(device)
 
 
 def _finite(value: float | int | None) -> float | None:
@@ -354,7 +371,7 @@ def materialize(
 
 def run_sample(sample: Sample, device: str = "cpu", seed: int = 0) -> tuple:
     """Eager outputs of the sample on freshly materialised inputs."""
-    module = load_module(sample)
+    module = load_module(sample, device)
     args = materialize(sample, device=device, seed=seed)
     try:
         with torch.no_grad():

@@ -66,7 +66,7 @@ def _variant_sides(task: Task, emitted: dict[int, Path], device: torch.device, s
     per_variant = []
     for variant in task.variants:
         sample = load_sample(variant.path)
-        module = load_module(sample).to(device)
+        module = load_module(sample, device)
         inputs = materialize(sample, device=str(device), seed=0)
         with torch.no_grad():
             ref = module(*inputs)
@@ -74,7 +74,7 @@ def _variant_sides(task: Task, emitted: dict[int, Path], device: torch.device, s
         for i, ps in passes.items():
             if i in failed:
                 continue
-            gm = to_fx(load_module(sample).to(device))
+            gm = to_fx(load_module(sample, device))
             try:
                 if apply_passes(gm, ps).total == 0:
                     raise ValueError("no match")
