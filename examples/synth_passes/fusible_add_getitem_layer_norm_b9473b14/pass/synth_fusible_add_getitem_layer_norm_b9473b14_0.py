@@ -82,32 +82,31 @@ def _synth_fusible_add_getitem_layer_norm_b9473b14_0_kernel(
         t8 = cols_0 * x3_s0
         t9 = tl.load(x3 + t8, mask=cmask_0, other=0.0).to(tl.float32)
         t10 = tl.sum(tl.where(cmask_0, t5, 0.0), axis=1)[:, None]
-        t11 = t10 / 128
+        t11 = tl.math.div_rn(t10, 128 + 0.0 * t10)
         t12 = tl.where(cmask_0, t5 - t11, 0.0)
-        t13 = tl.sum(t12 * t12, axis=1)[:, None] / 128
+        t13 = tl.math.div_rn(tl.sum(t12 * t12, axis=1)[:, None], 128 + 0.0 * t10)
         t14 = tl.math.rsqrt(t13 + 1e-05)
         t15 = t12 * t14
-        t16 = t15 * t7
-        t17 = t16 + t9
-        t18 = _round(t17, x0.dtype.element_ty)
-        t19 = rows_0 * 128 + cols_0
-        tl.store(y1 + t19, t18.to(y1.dtype.element_ty), mask=mask_0)
+        t16 = tl.fma(t15, t7, t9)
+        t17 = _round(t16, x0.dtype.element_ty)
+        t18 = rows_0 * 128 + cols_0
+        tl.store(y1 + t18, t17.to(y1.dtype.element_ty), mask=mask_0)
     else:
         offs_1 = (pid - P1) * BLOCK_1 + tl.arange(0, BLOCK_1)
         mask_1 = offs_1 < numel_1
-        t20 = offs_1 % n0
-        t21 = offs_1 // n0
-        t22 = t21 % n1
-        t23 = t21 // n1
-        t24 = t23 * x0_s0 + t22 * x0_s1 + t20 * x0_s2
-        t25 = tl.load(x0 + t24, mask=mask_1, other=0.0).to(tl.float32)
-        t26 = t23 * x1_s0 + t22 * x1_s1 + t20 * x1_s2
-        t27 = tl.load(x1 + t26, mask=mask_1, other=0.0).to(tl.float32)
-        t28 = t25 + t27
-        t29 = _round(t28, x0.dtype.element_ty)
-        t30 = t23 * n1 + t22
-        t31 = t30 * n0 + t20
-        tl.store(y0 + t31, t29.to(y0.dtype.element_ty), mask=mask_1)
+        t19 = offs_1 % n0
+        t20 = offs_1 // n0
+        t21 = t20 % n1
+        t22 = t20 // n1
+        t23 = t22 * x0_s0 + t21 * x0_s1 + t19 * x0_s2
+        t24 = tl.load(x0 + t23, mask=mask_1, other=0.0).to(tl.float32)
+        t25 = t22 * x1_s0 + t21 * x1_s1 + t19 * x1_s2
+        t26 = tl.load(x1 + t25, mask=mask_1, other=0.0).to(tl.float32)
+        t27 = t24 + t26
+        t28 = _round(t27, x0.dtype.element_ty)
+        t29 = t22 * n1 + t21
+        t30 = t29 * n0 + t19
+        tl.store(y0 + t30, t28.to(y0.dtype.element_ty), mask=mask_1)
 
 
 @torch.fx.wrap
@@ -132,10 +131,10 @@ def synth_fusible_add_getitem_layer_norm_b9473b14_0(in0, in1, in2, in3):
     y1 = in0.new_empty((m1, 128))
     n_rows_0 = m1
     BLOCK_N_0 = 128
-    BLOCK_M_0 = max(1, min(64, 8192 // BLOCK_N_0))
+    BLOCK_M_0 = max(1, min(128, 16384 // BLOCK_N_0))
     g0 = (n_rows_0 + BLOCK_M_0 - 1) // BLOCK_M_0
     numel_1 = m1 * m2 * m0
-    BLOCK_1 = 2048
+    BLOCK_1 = 4096
     g1 = (numel_1 + BLOCK_1 - 1) // BLOCK_1
     if g0 + g1 > 0:
         _synth_fusible_add_getitem_layer_norm_b9473b14_0_kernel[(g0 + g1,)](
@@ -161,6 +160,7 @@ def synth_fusible_add_getitem_layer_norm_b9473b14_0(in0, in1, in2, in3):
             BLOCK_M_0=BLOCK_M_0,
             BLOCK_N_0=BLOCK_N_0,
             BLOCK_1=BLOCK_1,
+            enable_fp_fusion=False,
             num_warps=8,
         )
     return (y0, y1)

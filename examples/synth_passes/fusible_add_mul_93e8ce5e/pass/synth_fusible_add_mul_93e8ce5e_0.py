@@ -127,6 +127,7 @@ def synth_fusible_add_mul_93e8ce5e_0(in0, in1, in2, in3):
             (t3[0] if s3[0] != 1 else 0),
             numel,
             BLOCK=BLOCK,
+            enable_fp_fusion=False,
             num_warps=4,
         )
     return y0

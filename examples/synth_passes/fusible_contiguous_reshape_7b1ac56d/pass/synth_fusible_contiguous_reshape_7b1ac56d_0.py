@@ -78,7 +78,7 @@ def synth_fusible_contiguous_reshape_7b1ac56d_0(in0):
     t0 = in0.stride()
     y0 = in0.new_empty((1, 16, (s0[0] * s0[1] * s0[2] * s0[3]) // 16))
     numel = ((s0[0] * s0[1] * s0[2] * s0[3]) // 16) * 16
-    BLOCK = 4096
+    BLOCK = 2048
     g0 = (numel + BLOCK - 1) // BLOCK
     if g0 > 0:
         _synth_fusible_contiguous_reshape_7b1ac56d_0_kernel[(g0,)](
@@ -91,6 +91,7 @@ def synth_fusible_contiguous_reshape_7b1ac56d_0(in0):
             (t0[3] if s0[3] != 1 else 0),
             numel,
             BLOCK=BLOCK,
+            enable_fp_fusion=False,
             num_warps=8,
         )
     return y0

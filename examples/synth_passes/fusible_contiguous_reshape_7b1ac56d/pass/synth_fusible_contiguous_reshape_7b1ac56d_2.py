@@ -82,7 +82,7 @@ def synth_fusible_contiguous_reshape_7b1ac56d_2(in0):
     t0 = in0.stride()
     y0 = in0.new_empty((4, 128, (s0[0] * s0[1] * s0[2] * s0[3]) // 512))
     numel = ((s0[0] * s0[1] * s0[2] * s0[3]) // 512) * 512
-    BLOCK = 4096
+    BLOCK = 2048
     g0 = (numel + BLOCK - 1) // BLOCK
     if g0 > 0:
         _synth_fusible_contiguous_reshape_7b1ac56d_2_kernel[(g0,)](
@@ -96,6 +96,7 @@ def synth_fusible_contiguous_reshape_7b1ac56d_2(in0):
             (t0[3] if s0[3] != 1 else 0),
             numel,
             BLOCK=BLOCK,
+            enable_fp_fusion=False,
             num_warps=8,
         )
     return y0

@@ -88,10 +88,10 @@ def _synth_fusible_conv2d_batch_norm_add_pad_e24851b1_0_kernel(
     t15 = tl.load(x4 + t14, mask=mask, other=0.0).to(tl.float32)
     t16 = t5 * x0_s0 + t4 * x0_s1 + t2 * x0_s2 + t0 * x0_s3
     t17 = tl.load(x0 + t16, mask=mask, other=0.0).to(tl.float32)
-    t18 = 1.0 / tl.math.sqrt_rn(t11 + 0.001)
-    t19 = (t17 - t9) * t18
-    t20 = t19 * t13
-    t21 = t20 + t15
+    t18 = tl.math.div_rn(1.0 + 0.0 * t11, tl.math.sqrt_rn(t11 + 0.001))
+    t19 = t17 - t9
+    t20 = t19 * t18
+    t21 = tl.fma(t20, t13, t15)
     t22 = _round(t21, x0.dtype.element_ty)
     t23 = t7 + t22
     t24 = _round(t23, x5.dtype.element_ty)
@@ -157,6 +157,7 @@ def synth_fusible_conv2d_batch_norm_add_pad_e24851b1_0(in0, in1, in2, in3, in4, 
             (t0[3] if s0[3] != 1 else 0),
             numel,
             BLOCK=BLOCK,
+            enable_fp_fusion=False,
             num_warps=8,
         )
     return (y0, y1)

@@ -79,10 +79,10 @@ def _synth_fusible_conv2d_batch_norm_relu_max_pool2d_904ad848_0_kernel(
     t13 = tl.load(x4 + t12, mask=mask, other=0.0).to(tl.float32)
     t14 = t5 * x0_s0 + t4 * x0_s1 + t2 * x0_s2 + t0 * x0_s3
     t15 = tl.load(x0 + t14, mask=mask, other=0.0).to(tl.float32)
-    t16 = 1.0 / tl.math.sqrt_rn(t9 + 1e-05)
-    t17 = (t15 - t7) * t16
-    t18 = t17 * t11
-    t19 = t18 + t13
+    t16 = tl.math.div_rn(1.0 + 0.0 * t9, tl.math.sqrt_rn(t9 + 1e-05))
+    t17 = t15 - t7
+    t18 = t17 * t16
+    t19 = tl.fma(t18, t11, t13)
     t20 = _round(t19, x0.dtype.element_ty)
     t21 = tl.maximum(t20, 0.0)
     t22 = _round(t21, x0.dtype.element_ty)
@@ -133,6 +133,7 @@ def synth_fusible_conv2d_batch_norm_relu_max_pool2d_904ad848_0(in0, in1, in2, in
             (t0[3] if s0[3] != 1 else 0),
             numel,
             BLOCK=BLOCK,
+            enable_fp_fusion=False,
             num_warps=8,
         )
     return y0

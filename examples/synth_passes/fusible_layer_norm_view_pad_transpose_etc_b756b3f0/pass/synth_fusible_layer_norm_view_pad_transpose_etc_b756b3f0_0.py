@@ -72,16 +72,15 @@ def _synth_fusible_layer_norm_view_pad_transpose_etc_b756b3f0_0_kernel(
     t7 = cols * x2_s0
     t8 = tl.load(x2 + t7, mask=cmask, other=0.0).to(tl.float32)
     t9 = tl.sum(tl.where(cmask, t4, 0.0), axis=1)[:, None]
-    t10 = t9 / 64
+    t10 = tl.math.div_rn(t9, 64 + 0.0 * t9)
     t11 = tl.where(cmask, t4 - t10, 0.0)
-    t12 = tl.sum(t11 * t11, axis=1)[:, None] / 64
+    t12 = tl.math.div_rn(tl.sum(t11 * t11, axis=1)[:, None], 64 + 0.0 * t9)
     t13 = tl.math.rsqrt(t12 + 1e-05)
     t14 = t11 * t13
-    t15 = t14 * t6
-    t16 = t15 + t8
-    t17 = _round(t16, x0.dtype.element_ty)
-    t18 = t2 * 64 + cols
-    tl.store(y0 + t18, t17.to(y0.dtype.element_ty), mask=mask)
+    t15 = tl.fma(t14, t6, t8)
+    t16 = _round(t15, x0.dtype.element_ty)
+    t17 = t2 * 64 + cols
+    tl.store(y0 + t17, t16.to(y0.dtype.element_ty), mask=mask)
 
 
 @torch.fx.wrap
@@ -115,6 +114,7 @@ def synth_fusible_layer_norm_view_pad_transpose_etc_b756b3f0_0(in0, in1, in2):
             n_rows,
             BLOCK_M=BLOCK_M,
             BLOCK_N=BLOCK_N,
+            enable_fp_fusion=False,
             num_warps=8,
         )
     return y0

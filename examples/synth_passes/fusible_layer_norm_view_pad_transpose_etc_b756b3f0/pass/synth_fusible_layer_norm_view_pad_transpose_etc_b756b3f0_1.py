@@ -81,20 +81,19 @@ def _synth_fusible_layer_norm_view_pad_transpose_etc_b756b3f0_1_kernel(
     t15 = cols * x2_s0
     t16 = tl.load(x2 + t15, mask=cmask, other=0.0).to(tl.float32)
     t17 = tl.sum(tl.where(cmask, t12, 0.0), axis=1)[:, None]
-    t18 = t17 / 64
+    t18 = tl.math.div_rn(t17, 64 + 0.0 * t17)
     t19 = tl.where(cmask, t12 - t18, 0.0)
-    t20 = tl.sum(t19 * t19, axis=1)[:, None] / 64
+    t20 = tl.math.div_rn(tl.sum(t19 * t19, axis=1)[:, None], 64 + 0.0 * t17)
     t21 = tl.math.rsqrt(t20 + 1e-05)
     t22 = t19 * t21
-    t23 = t22 * t14
-    t24 = t23 + t16
-    t25 = _round(t24, x0.dtype.element_ty)
-    t26 = t7 * 4 + t6
-    t27 = t26 * 4 + t4
-    t28 = t27 * 4 + t2
-    t29 = t28 * 4 + t0
-    t30 = t29 * 64 + cols
-    tl.store(y0 + t30, t25.to(y0.dtype.element_ty), mask=mask)
+    t23 = tl.fma(t22, t14, t16)
+    t24 = _round(t23, x0.dtype.element_ty)
+    t25 = t7 * 4 + t6
+    t26 = t25 * 4 + t4
+    t27 = t26 * 4 + t2
+    t28 = t27 * 4 + t0
+    t29 = t28 * 64 + cols
+    tl.store(y0 + t29, t24.to(y0.dtype.element_ty), mask=mask)
 
 
 @torch.fx.wrap
@@ -129,6 +128,7 @@ def synth_fusible_layer_norm_view_pad_transpose_etc_b756b3f0_1(in0, in1, in2):
             n_rows,
             BLOCK_M=BLOCK_M,
             BLOCK_N=BLOCK_N,
+            enable_fp_fusion=False,
             num_warps=8,
         )
     return y0

@@ -116,7 +116,7 @@ def synth_fusible_linear_view_permute_contiguous_dff474bf_1(in0, in1):
     BLOCK_N = 1 << (s1[0] - 1).bit_length()
     if BLOCK_N > 32768:
         raise ValueError("synth_fusible_linear_view_permute_contiguous_dff474bf_1: rows longer than 32768 elements")
-    BLOCK_M = max(16, min(8, 2048 // BLOCK_N))
+    BLOCK_M = max(16, min(16, 1024 // BLOCK_N))
     g0 = (n_rows + BLOCK_M - 1) // BLOCK_M
     if g0 > 0:
         _synth_fusible_linear_view_permute_contiguous_dff474bf_1_kernel[(g0,)](
@@ -134,6 +134,7 @@ def synth_fusible_linear_view_permute_contiguous_dff474bf_1(in0, in1):
             n_rows,
             BLOCK_M=BLOCK_M,
             BLOCK_N=BLOCK_N,
+            enable_fp_fusion=False,
             num_warps=2,
         )
     return (y0, y1)

@@ -92,7 +92,7 @@ def synth_fusible_mul_add_445849cd_0(in0, in1, in2):
     t2 = in2.stride()
     y0 = in0.new_empty((s0[0], s0[1], max(m0, s2[0])))
     numel = s0[0] * s0[1] * (max(m0, s2[0]))
-    BLOCK = 4096
+    BLOCK = 2048
     g0 = (numel + BLOCK - 1) // BLOCK
     if g0 > 0:
         _synth_fusible_mul_add_445849cd_0_kernel[(g0,)](
@@ -109,6 +109,7 @@ def synth_fusible_mul_add_445849cd_0(in0, in1, in2):
             (t2[0] if s2[0] != 1 else 0),
             numel,
             BLOCK=BLOCK,
+            enable_fp_fusion=False,
             num_warps=8,
         )
     return y0

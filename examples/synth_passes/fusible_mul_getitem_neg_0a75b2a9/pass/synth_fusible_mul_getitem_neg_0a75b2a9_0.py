@@ -123,10 +123,10 @@ def synth_fusible_mul_getitem_neg_0a75b2a9_0(in0, in1):
     y0 = in0.new_empty((m0, m1, m2, m3))
     y1 = in0.new_empty((s0[0], s0[1], s0[2], s0[3] - 16))
     numel_0 = m0 * m1 * m2 * m3
-    BLOCK_0 = 512
+    BLOCK_0 = 2048
     g0 = (numel_0 + BLOCK_0 - 1) // BLOCK_0
     numel_1 = s0[0] * s0[1] * s0[2] * (s0[3] - 16)
-    BLOCK_1 = 512
+    BLOCK_1 = 2048
     g1 = (numel_1 + BLOCK_1 - 1) // BLOCK_1
     if g0 + g1 > 0:
         _synth_fusible_mul_getitem_neg_0a75b2a9_0_kernel[(g0 + g1,)](
@@ -151,7 +151,8 @@ def synth_fusible_mul_getitem_neg_0a75b2a9_0(in0, in1):
             g0,
             BLOCK_0=BLOCK_0,
             BLOCK_1=BLOCK_1,
-            num_warps=4,
+            enable_fp_fusion=False,
+            num_warps=8,
         )
     return (y0, y1)
 

@@ -90,7 +90,7 @@ def synth_fusible_scaled_dot_product_attention_reshape_transpose_contiguous_17d1
     t0 = in0.stride()
     y0 = in0.new_empty((4, 128, (((s0[0] * s0[1] * s0[2] * s0[3]) // 32768) * 32768) // 512))
     numel = ((((s0[0] * s0[1] * s0[2] * s0[3]) // 32768) * 32768) // 512) * 512
-    BLOCK = 1024
+    BLOCK = 2048
     g0 = (numel + BLOCK - 1) // BLOCK
     if g0 > 0:
         _synth_fusible_scaled_dot_product_attention_reshape_transpose_contiguous_17d116f8_1_kernel[(g0,)](
@@ -103,7 +103,8 @@ def synth_fusible_scaled_dot_product_attention_reshape_transpose_contiguous_17d1
             (t0[3] if s0[3] != 1 else 0),
             numel,
             BLOCK=BLOCK,
-            num_warps=2,
+            enable_fp_fusion=False,
+            num_warps=8,
         )
     return y0
 

@@ -103,7 +103,8 @@ def synth_fusible_scaled_dot_product_attention_reshape_transpose_contiguous_a2d6
             (t0[3] if s0[3] != 1 else 0),
             numel,
             BLOCK=BLOCK,
-            num_warps=2,
+            enable_fp_fusion=False,
+            num_warps=1,
         )
     return y0
 
