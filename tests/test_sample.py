@@ -26,6 +26,7 @@ from passnet.graph.sample import (
     with_dtype,
     write_sample,
 )
+from passnet.integrity import checks
 
 TINY_MODEL = """import torch
 
@@ -322,6 +323,36 @@ def test_stride_round_trips_and_lays_out_the_same_values(tmp_path: Path) -> None
     (sample.path / "weight_meta.py").write_text(text)
     with pytest.raises(SampleError, match=r"stride \[1, 1\] is not a permuted dense layout"):
         load_sample(sample.path)
+
+
+def _strided_sample(tmp_path: Path) -> Sample:
+    strided = _meta("x", [4, 8], mean=0.5, std=1.0).model_copy(update={"stride": [1, 4]})
+    w = _meta("w", [3, 8], mean=0.0, std=0.1)
+    return write_sample(tmp_path / "t", TINY_MODEL, [strided, w], {"model_name": "t"})
+
+
+def test_secret_draws_keep_layout_and_statistics(tmp_path: Path) -> None:
+    """A checked timed call's inputs are drawn by the device's own generator
+    (``draw_on_device``): on CPU those are the very values of the usual draw; ``copy_tree``
+    (the candidate's copy of the reference's inputs) keeps values and layout in new memory."""
+    sample = _strided_sample(tmp_path)
+    host = materialize(sample, seed=5)
+    drawn = materialize(sample, seed=5, draw_on_device=True)
+    copies = checks.copy_tree(host)
+    for a, b, c in zip(host, drawn, copies, strict=True):
+        assert torch.equal(a, b) and torch.equal(a, c)
+        assert a.stride() == b.stride() == c.stride() and c.data_ptr() != a.data_ptr()
+    assert host[0].stride() == (1, 4)
+
+
+@pytest.mark.gpu
+def test_secret_draws_on_cuda_stay_on_the_device(tmp_path: Path) -> None:
+    sample = _strided_sample(tmp_path)
+    host = materialize(sample, "cuda", seed=5)
+    drawn = materialize(sample, "cuda", seed=5, draw_on_device=True)
+    assert drawn[0].device.type == "cuda" and drawn[0].stride() == host[0].stride() == (1, 4)
+    assert not torch.equal(drawn[0], host[0])  # the device's generator: other values
+    assert abs(float(drawn[0].mean()) - 0.5) < 0.15  # the meta's statistics all the same
 
 
 def test_fixture_survives_a_rewrite(tmp_path: Path) -> None:

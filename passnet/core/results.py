@@ -142,9 +142,10 @@ class VariantResult(BaseModel):
     worker_seconds: float | None = None
     phase_seconds: dict[str, float] = Field(
         default_factory=dict,
-        description="where worker_seconds went: setup, build, correctness (a compiler "
-        "compiles on its first call), ghost, wait (for the device's timing lock, held by another "
-        "worker's timing), timing; failed (last phase to the failure)",
+        description="where worker_seconds went: setup, build, first_call (a compiler "
+        "compiles here), correctness, ghost, timing_prep, wait (for the device's timing lock, "
+        "held by another worker's timing), timing (the lock held), recheck; failed (last phase "
+        "to the failure)",
     )
     triton: dict[str, float] = Field(
         default_factory=dict,

@@ -172,14 +172,17 @@ class VariantRun(TimingPhase):
             self.ref_module = load_module(self.sample, self.device)
             self.cand_module = load_module(self.sample, self.device)
             self.ref_inputs = self.fresh(req.seed)
-            self.cand_inputs = self.fresh(req.seed)
+            self.cand_inputs = checks.copy_tree(self.ref_inputs)  # the same draw, own memory
             self.original = to_fx(load_module(self.sample, self.device))
         except SampleError as exc:
             raise Failed(Status.SAMPLE_ERROR, str(exc)) from exc
         self.phase("setup")
 
-    def fresh(self, seed: int) -> list:
-        return materialize(self.sample, device=self.req.device, seed=seed)
+    def fresh(self, seed: int, *, secret: bool = False) -> list:
+        """Inputs drawn from ``seed``; a ``secret`` seed's are drawn on the device itself
+        (``materialize``'s ``draw_on_device``): no one reproduces them, and a timed check
+        then costs the host no drawing while every other worker waits for the device."""
+        return materialize(self.sample, device=self.req.device, seed=seed, draw_on_device=secret)
 
     def build(self) -> None:
         """Load and apply the candidate; under the runtime guards for a pass."""
@@ -238,7 +241,7 @@ class VariantRun(TimingPhase):
                 self.trial(k, self.cand_inputs)
                 continue
             with self.preparing():
-                self.trial(k, self.fresh(seed))
+                self.trial(k, self.fresh(seed, secret=k >= 2))
         self.phase("correctness")
 
     def trial(self, k: int, inputs: list) -> None:

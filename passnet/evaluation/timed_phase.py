@@ -74,12 +74,15 @@ class TimingPhase:
     def timing(self) -> None:
         """Time every side with checked calls hidden at secret positions, then re-check."""
         sides, before = self.timing_sides()
+        self.phase("timing_prep")
         timings, overhead = self.measure(sides)
+        self.result.phase_seconds["wait"] = self.lock_wait  # (in order: waited, then timed)
+        self.phase("timing")  # the device's timing lock held: what no other worker can overlap
         with self.preparing():
             self.after_timing(timings, before)
         self.record(timings, overhead)
         self.result.phase_seconds["wait"] = self.lock_wait
-        self.phase("timing")
+        self.phase("recheck")
 
     def timing_sides(self) -> tuple[list[Side], list]:
         """The timed sides (checked calls hidden at secret positions on the candidate's) and
@@ -127,7 +130,7 @@ class TimingPhase:
         assert rt is not None and checker is not None
         rt.phase = "timing"
         inputs, saved = list(args), checks.clone_tree(list(args))
-        checks.copy_values(inputs, self.fresh(secrets.randbits(31)))
+        checks.copy_values(inputs, self.fresh(secrets.randbits(31), secret=True))
         out, pristine, mutated = checker.call(inputs)
         r_in = checks.clone_tree(pristine)
         ref = self.ref_module.forward(*r_in)
@@ -155,7 +158,7 @@ class TimingPhase:
         assert self.rt is not None
         self.rt.phase = "timing"
         return graphed.checked_replay(
-            graph, inputs, lambda: self.fresh(secrets.randbits(31)),
+            graph, inputs, lambda: self.fresh(secrets.randbits(31), secret=True),
             lambda out, r_in: self.judge_timed(out, self.ref_module.forward(*r_in)))  # fmt: skip
 
     def add_inductor(self, sides: list[Side]) -> None:
