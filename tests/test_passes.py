@@ -22,10 +22,13 @@ import torch
 import torch.nn.functional as F
 
 from passnet.graph.sample import load_module, load_sample, materialize
+from passnet.passes.closest import PartialMatcher
 from passnet.passes.loader import PassLoadError, PassSet, load_pass_dir
-from passnet.passes.matcher import apply_passes, make_backend, to_fx, trace_pattern
+from passnet.passes.matcher import apply_passes, find_matches, make_backend, to_fx, trace_pattern
+from passnet.passes.pattern import Match, prepare_pattern
 
 PASSES = Path(__file__).parent / "passes"
+ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "graphnet"
 RESNET18 = FIXTURES / "torchvision" / "resnet18"
 BERT = FIXTURES / "transformers-auto-model" / "google" / "bert_uncased_L-2_H-128_A-2"
@@ -712,3 +715,41 @@ def test_multi_output_whose_input_depends_on_an_output_is_refused(tmp_path: Path
         "closest candidate: node 'add' (operator.add) — input 'mul' of the match depends on "
         "its outputs"
     )
+
+
+def _partial_matches(pattern, graph) -> list:  # noqa: ANN001
+    """Every match the diagnostic walk (``closest.PartialMatcher``) finds, first wins."""
+    claimed: set = set()
+    walker = PartialMatcher(pattern, claimed)
+    found = []
+    for cand in walker.candidates(walker.outputs[0], graph):
+        if cand not in claimed and isinstance(m := walker.match_from(cand, graph), Match):
+            found.append(m)
+            claimed.update(m.compute)
+    return found
+
+
+def test_subgraph_matcher_and_the_diagnostic_walk_agree_on_the_library() -> None:
+    """Matches come from torch.fx's SubgraphMatcher; a miss is explained by PassNet's own walk,
+    which applies the same rules. On every synthesised pass of the library and the bundled
+    pass, each rule on every variant of its task, both find the same nodes."""
+    library = ROOT / "examples" / "synth_passes"
+    pairs = [(d / "pass", ROOT / "examples" / "suite" / d.name) for d in sorted(library.iterdir())
+             if (d / "pass").is_dir()]  # fmt: skip
+    pairs.append((ROOT / "examples" / "passes" / "add_layer_norm",
+                  ROOT / "examples" / "tasks" / "bert_add_layer_norm"))  # fmt: skip
+    checked = 0
+    for pass_dir, task in pairs:
+        rules = load_pass_dir(pass_dir).rules
+        for variant in sorted((task / "graphs").glob("*/*")):
+            graph = to_fx(load_module(load_sample(variant))).graph
+            for rule in rules:
+                pattern = prepare_pattern(rule)
+                fx, miss = find_matches(pattern, graph)
+                walked = _partial_matches(pattern, graph)
+                assert [(set(m.compute), m.inputs, m.outputs) for m in fx] == [
+                    (set(m.compute), m.inputs, m.outputs) for m in walked
+                ], (task, rule.name)
+                assert bool(miss) == (not fx)
+                checked += len(fx)
+    assert checked >= 200

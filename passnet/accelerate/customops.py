@@ -22,7 +22,8 @@ from typing import Any
 import torch
 from torch.fx import Node
 
-from passnet.accelerate.library import LibraryRule, _Match, _Replacement
+from passnet.accelerate.library import LibraryRule
+from passnet.passes.matcher import Match, Replacement
 
 NAMESPACE = "passnet"
 _counter = itertools.count()
@@ -48,7 +49,7 @@ def _arg_type(value: Any) -> str | None:
     return None
 
 
-def op_target(r: LibraryRule, m: _Match) -> _Replacement | str:
+def op_target(r: LibraryRule, m: Match) -> Replacement | str:
     """The custom op to call for one match, or why the rule's plain function must be used."""
     where = f"{r.label} at node {m.outputs[0].name}"
     types = []
@@ -69,7 +70,7 @@ def op_target(r: LibraryRule, m: _Match) -> _Replacement | str:
             _OPS[key] = (r.rule, _register(r, schema, len(outs)))
         except Exception as e:  # noqa: BLE001 - any refusal means: run this graph eagerly
             return f"{where}: torch.library refused the op {schema}: {type(e).__name__}: {e}"
-    return _Replacement(_OPS[key][1], r.rule.name, None)
+    return Replacement(_OPS[key][1], r.rule.name, None)
 
 
 def _register(r: LibraryRule, schema: str, n_out: int) -> Any:

@@ -28,23 +28,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from torch.fx import Graph, GraphModule, Node
+from torch.fx import GraphModule, Node
 
-# The matcher's internals are reused as they are, so a rule fires identically here and in a task.
-from passnet.passes.calls import call_name
+# The matcher's own search and rewrite, so a rule fires identically here and in a task.
 from passnet.passes.loader import RULES_FILE, PassLoadError, PassRule, load_pass_dir
 from passnet.passes.matcher import (
-    _at,
-    _Fail,
-    _Match,
-    _Matcher,
-    _no_candidate,
-    _prepare_pattern,
-    _prepare_replacement,
-    _replace,
-    _Replacement,
-    _toposort,
+    Match,
+    Replacement,
+    find_matches,
+    prepare_replacement,
+    replace_match,
+    toposort,
 )
+from passnet.passes.pattern import prepare_pattern
 
 ORDERS = ("folders", "larger")
 _SKIP_DIRS = {"rejected_pass", "pass_dir", "snapshots", "__pycache__"}
@@ -63,7 +59,7 @@ class LibraryRule:
     index: int  # position in its folder's rule list
     rule: PassRule
     pattern: Any  # the matcher's prepared pattern (graph, inputs, outputs)
-    replacement: _Replacement  # the matcher's call, kept for its argument checks
+    replacement: Replacement  # the matcher's call, kept for its argument checks
     fallbacks: int = 0  # calls whose replacement refused its inputs (ValueError)
     fallback_reason: str = ""
 
@@ -115,7 +111,7 @@ class GraphReport:
 
 # A hook that chooses the call target of one match (a custom op for Inductor); it returns the
 # replacement to use, or a string saying why the rule's own function is used instead.
-TargetHook = Callable[[LibraryRule, _Match], "_Replacement | str"]
+TargetHook = Callable[[LibraryRule, Match], "Replacement | str"]
 
 
 def discover(path: str | Path) -> list[Path]:
@@ -229,26 +225,26 @@ class PassLibrary:
         report = GraphReport(
             graph_id, sum(n.op not in ("placeholder", "output") for n in graph.nodes)
         )
-        untouched = {r.label: _find(graph, r)[0] for r in self.rules}
+        untouched = {r.label: find_matches(r.pattern, graph)[0] for r in self.rules}
         taken: dict[Node, str] = {}
         for r in self.rules:
-            matches, miss = _find(graph, r)
+            matches, miss = find_matches(r.pattern, graph)
             if not matches:
                 report.misses[r.label] = miss
                 continue
             pos = {n: i for i, n in enumerate(graph.nodes)}
             remap: dict[Node, Node] = {}
             for m in matches:
-                plain = _Replacement(r.call, r.rule.name, None)
-                rep: _Replacement | str = target(r, m) if target else plain
+                plain = Replacement(r.call, r.rule.name, None)
+                rep: Replacement | str = target(r, m) if target else plain
                 if isinstance(rep, str):
                     report.note += f"{rep}\n"
                     rep = plain
                 report.fired.append(Fired(r.label, _names(m.compute, pos), _where(m.outputs[0])))
                 taken.update(dict.fromkeys(m.compute, r.label))
-                _replace(graph, m, rep, pos, remap)
+                replace_match(graph, m, rep, pos, remap)
             if len(r.pattern[2]) > 1:
-                _toposort(graph)
+                toposort(graph)
         for r in self.rules:
             for m in untouched[r.label]:
                 holders = sorted({taken[n] for n in m.compute if taken.get(n, r.label) != r.label})
@@ -263,8 +259,8 @@ class PassLibrary:
 
 def _prepare(rule: PassRule, label: str, folder: int, index: int) -> LibraryRule:
     try:
-        pattern = _prepare_pattern(rule)
-        replacement = _prepare_replacement(rule, len(pattern[1]))
+        pattern = prepare_pattern(rule)
+        replacement = prepare_replacement(rule, len(pattern[1]))
     except Exception as e:
         raise LibraryError(f"{rule.path}: rule {rule.name}: {type(e).__name__}: {e}") from e
     return LibraryRule(label, folder, index, rule, pattern, replacement)
@@ -292,30 +288,6 @@ def _guarded(r: LibraryRule) -> Callable:
     call.__name__ = call.__qualname__ = getattr(rule.replacement, "__name__", rule.name)
     call.__module__ = getattr(rule.replacement, "__module__", None) or "pass_dir"
     return call
-
-
-def _find(graph: Graph, r: LibraryRule) -> tuple[list[_Match], str]:
-    """Every non-overlapping match of one rule (the matcher's own loop) and, if none, why."""
-    claimed: set[Node] = set()
-    matcher = _Matcher(r.pattern, claimed)
-    anchor = matcher.outputs[0]
-    matches: list[_Match] = []
-    best: _Fail | None = None
-    for cand in matcher.candidates(anchor, graph):
-        if cand in claimed:
-            continue
-        res = matcher.match_from(cand, graph)
-        if isinstance(res, _Match):
-            matches.append(res)
-            claimed.update(res.compute)
-        elif best is None or res.score > best.score:
-            best = res
-    if matches:
-        return matches, ""
-    if best is None:
-        return [], _no_candidate(call_name(anchor), graph)
-    head = f"closest candidate: node '{best.start.name}' ({call_name(best.start)})"
-    return [], f"{head} — {best.text.removeprefix(_at(anchor, best.start))}"
 
 
 def _names(nodes: Sequence[Node], pos: dict[Node, int]) -> list[str]:
