@@ -36,6 +36,7 @@ from passnet.passes.matcher import (
     Match,
     Replacement,
     find_matches,
+    normalized_copy,
     prepare_replacement,
     replace_match,
     toposort,
@@ -225,10 +226,11 @@ class PassLibrary:
         report = GraphReport(
             graph_id, sum(n.op not in ("placeholder", "output") for n in graph.nodes)
         )
-        untouched = {r.label: find_matches(r.pattern, graph)[0] for r in self.rules}
+        normalized = normalized_copy(graph)
+        untouched = {r.label: find_matches(r.pattern, graph, normalized)[0] for r in self.rules}
         taken: dict[Node, str] = {}
         for r in self.rules:
-            matches, miss = find_matches(r.pattern, graph)
+            matches, miss = find_matches(r.pattern, graph, normalized)
             if not matches:
                 report.misses[r.label] = miss
                 continue
@@ -245,6 +247,7 @@ class PassLibrary:
                 replace_match(graph, m, rep, pos, remap)
             if len(r.pattern[2]) > 1:
                 toposort(graph)
+            normalized = normalized_copy(graph)  # rewritten
         for r in self.rules:
             for m in untouched[r.label]:
                 holders = sorted({taken[n] for n in m.compute if taken.get(n, r.label) != r.label})

@@ -10,6 +10,7 @@ synthesizer's op table (``passnet.synth.ops``) both name ops this way.
 from __future__ import annotations
 
 import contextlib
+import functools
 import inspect
 import operator
 import types
@@ -52,10 +53,19 @@ def short_name(key: str) -> str:
 
 
 def _signatures(node: Node) -> list[inspect.Signature]:
-    target: Any = node.target
-    if node.op == "call_method":  # x.transpose(1, 2) binds like torch.transpose(x, 1, 2)
-        target = getattr(torch, str(node.target), None)
-    if node.op not in ("call_function", "call_method") or target is None:
+    try:
+        return _signatures_of(node.op, node.target)
+    except TypeError:  # an unhashable target: not worth remembering
+        return _signatures_of.__wrapped__(node.op, node.target)
+
+
+@functools.lru_cache(maxsize=4096)
+def _signatures_of(op: str, target: Any) -> list[inspect.Signature]:
+    """The signatures a call binds against, per target (building them from torch's schemas
+    was most of normalising a graph)."""
+    if op == "call_method":  # x.transpose(1, 2) binds like torch.transpose(x, 1, 2)
+        target = getattr(torch, str(target), None)
+    if op not in ("call_function", "call_method") or target is None:
         return []
     with contextlib.suppress(Exception):
         if not isinstance(target, types.FunctionType) and (

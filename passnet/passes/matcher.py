@@ -57,7 +57,7 @@ from passnet.passes.pattern import (
 )
 
 __all__ = ["ApplyReport", "Match", "Replacement", "RuleReport", "apply_passes", "find_matches",
-           "make_backend", "prepare_replacement", "replace_match", "to_fx", "toposort",
+           "make_backend", "normalized_copy", "prepare_replacement", "replace_match", "to_fx", "toposort",
            "trace_pattern"]  # fmt: skip
 
 _COMPUTE = ("call_function", "call_method", "call_module")
@@ -97,6 +97,10 @@ def to_fx(module: torch.nn.Module) -> GraphModule:
     return trace_module(module)
 
 
+Normalized = tuple[Graph, dict[Node, Node]]
+"""A graph's normalised copy and the map from its nodes back to the graph's."""
+
+
 class _FxMatcher(SubgraphMatcher):
     """torch.fx's SubgraphMatcher with PassNet's notion of "the same op": calls compare by
     canonical name (aliases and in-place operators unified, ``calls.call_name``), an in-place
@@ -125,9 +129,10 @@ class _FxMatcher(SubgraphMatcher):
         return lit_eq(pv, gv)
 
 
-def _normalized_copy(graph: Graph) -> tuple[Graph, dict[Node, Node]]:
+def normalized_copy(graph: Graph) -> Normalized:
     """A copy of ``graph`` with its calls normalised as patterns' are, and the map from each
-    copied node back to its original."""
+    copied node back to its original: what SubgraphMatcher searches. Valid until ``graph``
+    is rewritten, so rules that match nothing share one."""
     val_map: dict[Node, Node] = {}
     copy = Graph(owning_module=graph.owning_module)
     copy.output(copy.graph_copy(graph, val_map))
@@ -162,11 +167,14 @@ class _Literals:
         return True
 
 
-def find_matches(pattern: Pattern, graph: Graph) -> tuple[list[Match], str]:
+def find_matches(
+    pattern: Pattern, graph: Graph, normalized: Normalized | None = None
+) -> tuple[list[Match], str]:
     """Every non-overlapping occurrence of ``pattern`` in ``graph`` (torch.fx's
-    SubgraphMatcher, first in graph order wins) and, if there is none, why (``closest``)."""
+    SubgraphMatcher, first in graph order wins) and, if there is none, why (``closest``).
+    ``normalized``: ``graph``'s ``normalized_copy``, if the caller has a current one."""
     pgraph, pinputs, poutputs = pattern
-    copy, original = _normalized_copy(graph)
+    copy, original = normalized or normalized_copy(graph)
     literals, taken = _Literals(), set()
     matches: list[Match] = []
     for m in _FxMatcher(pgraph).match(copy):
@@ -284,14 +292,14 @@ def toposort(graph: Graph) -> None:
         order[-1].prepend(n)
 
 
-def _apply_rule(gm: GraphModule, rule: PassRule) -> RuleReport:
+def _apply_rule(gm: GraphModule, rule: PassRule, normalized: Normalized) -> RuleReport:
     graph = gm.graph
     try:
         pattern = prepare_pattern(rule)
         rep = prepare_replacement(rule, len(pattern[1]))
     except Exception as e:
         return RuleReport(rule.name, 0, f"{rule.path.name}: {type(e).__name__}: {e}")
-    matches, miss = find_matches(pattern, graph)
+    matches, miss = find_matches(pattern, graph, normalized)
     if not matches:
         return RuleReport(rule.name, 0, miss)
     pos = {n: i for i, n in enumerate(graph.nodes)}
@@ -305,7 +313,12 @@ def _apply_rule(gm: GraphModule, rule: PassRule) -> RuleReport:
 
 def apply_passes(gm: GraphModule, passes: PassSet) -> ApplyReport:
     """Apply every rule in listed order, rewriting ``gm`` in place; then ``gm.recompile()``."""
-    reports = [_apply_rule(gm, rule) for rule in passes.rules]
+    reports, normalized = [], None
+    for rule in passes.rules:
+        normalized = normalized or normalized_copy(gm.graph)
+        reports.append(_apply_rule(gm, rule, normalized))
+        if reports[-1].matches:
+            normalized = None  # the graph was rewritten
     gm.graph.lint()
     gm.recompile()
     return ApplyReport(reports)
