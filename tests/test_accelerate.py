@@ -260,3 +260,32 @@ def test_library_leaves_out_synthesised_passes_slower_than_eager(tmp_path: Path)
     )
     with pytest.raises(LibraryError, match="below --min-speedup"):
         PassLibrary.load([lib], min_speedup=100.0)
+
+
+def test_a_rewritten_graph_exports_with_each_replacement_as_a_custom_op(
+    folders: tuple[Path, Path],
+) -> None:
+    """Replacements registered as ``torch.library`` custom ops keep a rewritten graph a graph:
+    ``torch.export`` takes Dynamo's graph after the library rewrote it, the replacement stays
+    one ``passnet::`` op in the exported program, and the program computes the model."""
+    from passnet.accelerate.customops import op_target
+
+    library = PassLibrary.load([folders[0]])
+    rewritten = []
+
+    def capture(gm: torch.fx.GraphModule, example_inputs: list) -> object:
+        report = library.apply(gm, 0, op_target)
+        rewritten.append((gm, list(example_inputs), report))
+        return gm.forward
+
+    model, args = AddReluAdd(), _inputs()
+    torch._dynamo.reset()
+    with torch.no_grad():
+        torch.compile(model, backend=capture, fullgraph=True)(*args)
+    (gm, example_inputs, report), = rewritten
+    assert report.counts() == {library.labels[0]: 1} and not report.note
+    program = torch.export.export(gm, tuple(example_inputs))
+    ops = [str(n.target) for n in program.graph.nodes if n.op == "call_function"]
+    assert sum(t.startswith("passnet.") for t in ops) == 1, ops
+    (out,) = program.module()(*example_inputs)
+    torch.testing.assert_close(out, model(*args))
