@@ -18,8 +18,11 @@ def spin(seconds: float) -> None:
 
 
 def test_timed_wait_tells_a_spinning_wait_from_a_descheduled_one() -> None:
-    wall, ran = timed_wait(lambda: spin(0.005))
-    assert wall >= 0.005 and ran >= 0.5 * wall  # spinning: the thread ran for the wait
+    # spinning: the thread ran for the wait (best of 3: on a loaded 2-core CI host the spinning
+    # thread itself was once descheduled for more than half of a 5 ms spin)
+    spins = [timed_wait(lambda: spin(0.005)) for _ in range(3)]
+    assert all(wall >= 0.005 for wall, _ in spins)
+    assert max(ran / wall for wall, ran in spins) >= 0.5
     wall, ran = timed_wait(lambda: time.sleep(0.005))
     assert wall >= 0.005 and ran < 0.5 * wall  # asleep (as when descheduled): it did not
 

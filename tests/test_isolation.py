@@ -15,6 +15,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -257,6 +258,56 @@ def test_spare_workers_are_fresh_and_used_once(
         assert "--preload-inductor" not in last.proc.args  # only Inductor baselines import it
     assert not sandbox._SPARES and last.proc.poll() is not None  # stopped with the scope
     assert not Path(spare.tmpdir).exists() and not Path(last.tmpdir).exists()
+
+
+def _gone(pid: int, wait_s: float = 10.0) -> bool:
+    """Whether the process ``pid`` has exited and been reaped (by its zygote), within wait_s."""
+    end = time.monotonic() + wait_s
+    while time.monotonic() < end:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_warm_spares_are_forked_ahead_and_each_used_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the fork server: inside ``spare_workers(2)`` two warm spares of a kind wait after
+    its first request (forked from the zygote, each in its own session, no request yet); the
+    next request takes the oldest, which serves it and exits, and the stock is topped up;
+    leaving the scope stops the rest. Outside a scope nothing is forked ahead."""
+    monkeypatch.setenv("PASSNET_FORK_SERVER", "1")
+    task = tmp_path / "t"
+    write_task(task, [bert_variant(tmp_path / "v").path])
+    spec, params = CandidateSpec(kind="eager"), QUICK.model_copy(update={"seed": 3})
+    limit = default_memory_limit("cpu") - 8192  # a key of its own: no spare from other tests
+    key = ("cpu", "eager", limit, True, frozenset(os.sched_getaffinity(0)))
+
+    def one() -> None:
+        from passnet.dataset.task import load_task
+        from passnet.evaluation.evaluator import evaluate_variant
+
+        v = load_task(task).variants[0]
+        r = evaluate_variant(v, spec, device="cpu", parameters=params, memory_limit=limit)
+        assert r.status == Status.OK, r.error
+
+    one()
+    assert key not in sandbox.warm_spares()
+    with sandbox.spare_workers(2):
+        one()
+        first = sandbox.warm_spares()[key]
+        assert len(first) == 2
+        assert all(os.getpgid(pid) == pid for pid in first)  # alive, own session each
+        one()
+        after = sandbox.warm_spares()[key]
+        assert _gone(first[0])  # the oldest spare served that request, then exited
+        assert after[0] == first[1] and len(after) == 2 and first[0] not in after
+    assert not sandbox.warm_spares()
+    assert all(_gone(pid) for pid in after)
+    forkserver.stop_all()  # the zygote of this test's memory limit
 
 
 @pytest.mark.parametrize("fork", ["1", "0"], ids=["forked", "own-process"])

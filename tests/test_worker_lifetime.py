@@ -48,7 +48,7 @@ elif sys.argv[2] == "pool":  # as in passnet bench: the worker runs from a daemo
     threading.Thread(target=sandbox.run_worker, args=(request, 60.0), daemon=True).start()
     while True:
         time.sleep(1)
-else:  # idle workers: two taken, and the spare the second take starts ahead (no zygote)
+else:  # idle workers: two taken, and a spare started ahead (a warm fork, or one of its own)
     key = ("cpu", "eager", None, False, frozenset(os.sched_getaffinity(0)))
     with sandbox.spare_workers():
         taken = [sandbox._take(key), sandbox._take(key)]
@@ -231,8 +231,8 @@ def test_ctrl_c_of_a_driver_running_workers_from_pool_threads(tmp_path: Path) ->
 def test_idle_workers_and_spares_die_with_their_killed_driver(
     tmp_path: Path, when: str, fork: str
 ) -> None:
-    """Workers waiting for a request (two taken, forked from their zygote, or started on
-    their own with one spare started ahead), or still starting (the driver killed as soon as
+    """Workers waiting for a request (two taken and a spare started ahead: forked from their
+    zygote, the spare warm, or started on their own), or still starting (the driver killed as soon as
     they are forked), die with the driver, as does their zygote, and remove their TMPDIRs; the
     shared Inductor folder linked into them stays intact."""
     shared = tmp_path / "cc"
@@ -245,7 +245,7 @@ def test_idle_workers_and_spares_die_with_their_killed_driver(
         if when == "idle":
             links = [p for d in _worker_dirs(driver.tmp_root) for p in d.iterdir()
                      if p.is_symlink()]  # fmt: skip
-            assert len(links) == (2 if driver.forked else 3)  # all share Inductor's folder
+            assert len(links) == 3  # all share Inductor's folder
             _wait(lambda: _idle(driver.workers()), 60)  # past torch's import, reading stdin
             assert len(driver.named("passnet-zygote")) == (1 if driver.forked else 0)
         driver.kill()

@@ -257,7 +257,7 @@ def evaluate_task(
             isolate_network=isolate_network,
         )
 
-    with spare_workers(), ThreadPoolExecutor(max_workers=prepare_ahead) as pool:
+    with spare_workers(prepare_ahead), ThreadPoolExecutor(max_workers=prepare_ahead) as pool:
         for variant, vr in zip(task.variants, pool.map(one, task.variants), strict=True):
             results.append(vr)
             if on_variant:

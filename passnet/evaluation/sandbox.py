@@ -11,10 +11,12 @@ compile caches they use is ``compile_cache``.
 
 Starting a worker costs an interpreter and torch's import (seconds). So by default each
 worker is forked from a *zygote* of its kind (``forkserver``): a clean, preloaded image that
-never runs pass code. With ``PASSNET_FORK_SERVER=0`` (or off Linux) each worker is started
-on its own, and inside ``spare_workers()`` one *spare* per kind of worker is started ahead of
-time and waits, sandboxed and with torch imported, for its request. Either way each variant
-gets a fresh process that has never run pass code. See ``docs/integrity.md``.
+never runs pass code. Inside ``spare_workers(stock)`` the next workers are forked ahead of
+time as *warm spares*: sandboxed, with their device's context made (a CUDA context is the
+first cost of a worker on a GPU), waiting for a request; each is used once. With
+``PASSNET_FORK_SERVER=0`` (or off Linux) each worker is started on its own, and inside the
+scope one spare per kind of worker is started ahead and waits, torch imported. Either way
+each variant gets a fresh process that has never run pass code. See ``docs/integrity.md``.
 """
 
 from __future__ import annotations
@@ -201,26 +203,29 @@ class _Worker:
         shutil.rmtree(self.tmpdir, ignore_errors=True)
 
 
-_SPARES: dict[_Key, _Worker] = {}
+_SPARES: dict[_Key, _Worker] = {}  # workers started on their own, one spare per key
+_WARM: dict[_Key, list[_Worker]] = {}  # forked warm spares, up to the stock per key
 _USES: dict[_Key, int] = {}
 _SPARES_LOCK = threading.Lock()
-_SCOPES = 0
+_STOCKS: list[int] = []  # per open scope: the warm spares it wants per kind of worker
 
 
 @contextmanager
-def spare_workers() -> Iterator[None]:
-    """Within this scope (nestable), run_worker keeps spares (when workers are not forked
-    from a zygote); leaving the outermost scope stops them, so no spare outlives an
-    evaluation. Used by evaluate_task and the runner."""
-    global _SCOPES
+def spare_workers(stock: int = 1) -> Iterator[None]:
+    """Within this scope (nestable), run_worker keeps spares: ``stock`` forked warm spares
+    per kind of worker (the workers an evaluation runs at once; the largest of the open
+    scopes'), or one started on its own when workers are not forked. Leaving the outermost
+    scope stops them, so no spare outlives the evaluations that wanted it. Used by
+    evaluate_task, the runner and ``passnet serve`` (for its whole life)."""
+    stock = max(1, stock)
     with _SPARES_LOCK:
-        _SCOPES += 1
+        _STOCKS.append(stock)
     try:
         yield
     finally:
         with _SPARES_LOCK:
-            _SCOPES -= 1
-            last = _SCOPES == 0
+            _STOCKS.remove(stock)
+            last = not _STOCKS
         if last:
             discard_spares()
 
@@ -267,8 +272,9 @@ def _spawn(key: _Key) -> _Worker:
     return _Worker(proc, tmpdir, read_fd, log_path)
 
 
-def _fork(key: _Key) -> _Worker | None:
-    """A worker forked from the zygote of its kind (None: no zygote can serve it here)."""
+def _fork(key: _Key, warm: bool = False) -> _Worker | None:
+    """A worker forked from the zygote of its kind (None: no zygote can serve it here);
+    ``warm``: it makes its device's context before it waits for its request."""
     device, role, memory_limit, isolate_network, cpus = key
     trusted = role != "pass"
     tmpdir = tempfile.mkdtemp(prefix="passnet-worker-")
@@ -277,7 +283,7 @@ def _fork(key: _Key) -> _Worker | None:
     read_fd, write_fd = os.pipe()
     log_path = Path(tmpdir) / "worker.log"
     spec = {"tmpdir": tmpdir, "memory_limit": memory_limit, "isolate_network": isolate_network,
-            "cpus": sorted(cpus) if cpus else None}  # fmt: skip
+            "cpus": sorted(cpus) if cpus else None, "warm": warm}  # fmt: skip
     try:
         with open(log_path, "wb") as log:
             env = worker_env(device, tmpdir, trusted=trusted)
@@ -299,11 +305,12 @@ def _take(key: _Key) -> _Worker:
     interpreter and torch import overlap with this variant's run. A forked worker and a spare
     are fresh sandboxed processes that have run no pass code: taking one shares nothing with
     any other variant."""
-    if forkserver.enabled() and (forked := _fork(key)) is not None:
+    if forkserver.enabled() and (forked := _warm_spare(key) or _fork(key)) is not None:
+        _restock(key)
         return forked
     with _SPARES_LOCK:
         worker = _SPARES.pop(key, None)
-        uses = _USES[key] = _USES.get(key, 0) + 1 if _SCOPES else 0
+        uses = _USES[key] = _USES.get(key, 0) + 1 if _STOCKS else 0
     if worker is not None and worker.proc.poll() is not None:
         worker.discard()
         worker = None
@@ -318,12 +325,54 @@ def _take(key: _Key) -> _Worker:
     return worker
 
 
+def _warm_spare(key: _Key) -> _Worker | None:
+    """A live warm spare for ``key``, oldest first (one that died waiting is discarded)."""
+    dead, found = [], None
+    with _SPARES_LOCK:
+        stock = _WARM.get(key, [])
+        while stock and found is None:
+            worker = stock.pop(0)
+            if worker.proc.poll() is None:
+                found = worker
+            else:
+                dead.append(worker)
+    for worker in dead:
+        worker.discard()
+    return found
+
+
+def _restock(key: _Key) -> None:
+    """Fork warm spares for ``key`` up to the open scopes' stock: each makes its device's
+    context while the workers taken before it run, so the next variant's does not wait."""
+    with _SPARES_LOCK:
+        want = max(_STOCKS, default=0) if spares_enabled() else 0
+        missing = want - len(_WARM.get(key, []))
+    for _ in range(missing):
+        spare = _fork(key, warm=True)
+        if spare is None:
+            return
+        with _SPARES_LOCK:
+            kept = bool(_STOCKS)  # the scope may have closed meanwhile
+            if kept:
+                _WARM.setdefault(key, []).append(spare)
+        if not kept:
+            spare.discard()
+            return
+
+
+def warm_spares() -> dict[_Key, list[int]]:
+    """Pids of the warm spares waiting, per kind of worker (diagnostics, tests)."""
+    with _SPARES_LOCK:
+        return {k: [w.proc.pid for w in v] for k, v in _WARM.items() if v}
+
+
 @atexit.register
 def discard_spares() -> None:
     """Stop the idle spares (they would also exit on their own once stdin closes)."""
     with _SPARES_LOCK:
-        spares = list(_SPARES.values())
+        spares = list(_SPARES.values()) + [w for ws in _WARM.values() for w in ws]
         _SPARES.clear()
+        _WARM.clear()
         _USES.clear()
     for worker in spares:
         worker.discard()

@@ -86,6 +86,21 @@ def warm_launch_path() -> None:
         pass
 
 
+def warm_device(device: str) -> None:
+    """A warm spare's CUDA context, made before its request arrives (the first CUDA call of a
+    process creates it: a third of a second or more on a GPU host, longer with several
+    workers starting at once). Touches no pass code; a failure leaves it to the worker."""
+    if not device.startswith("cuda"):
+        return
+    try:
+        import torch
+
+        torch.cuda.init()
+        torch.cuda.synchronize()  # the primary context exists from here on
+    except Exception:  # noqa: BLE001, S110 - the worker initialises CUDA itself then
+        pass
+
+
 def main(argv: list[str] | None = None) -> int:
     """A worker started as its own process (``PASSNET_FORK_SERVER=0``, or no fork server)."""
     parser = argparse.ArgumentParser(description=__doc__)

@@ -35,7 +35,7 @@ from typing import Any, NoReturn
 
 from passnet.evaluation.lifetime import Guardian, die_with_parent, set_dumpable, set_name
 from passnet.evaluation.sandbox import apply_limits
-from passnet.evaluation.worker import preload, serve
+from passnet.evaluation.worker import preload, serve, warm_device
 from passnet.integrity.process_probes import native_threads
 
 
@@ -123,6 +123,8 @@ def _become_worker(
             sys.modules["numpy"].random.seed()
         cpus = frozenset(spec["cpus"]) if spec.get("cpus") else None
         apply_limits(spec["memory_limit"], spec["device"], spec["isolate_network"], cpus)()
+        if spec.get("warm"):  # a spare: its device's context now, while it waits
+            warm_device(spec["device"])
         serve(channel, Guardian(spec["zygote"], driver=spec["driver"]))
     except BaseException:  # noqa: BLE001 - never return into the zygote's loop
         traceback.print_exc()
