@@ -52,6 +52,7 @@ else:  # idle workers: two taken, and a spare started ahead (a warm fork, or one
     key = ("cpu", "eager", None, False, frozenset(os.sched_getaffinity(0)))
     with sandbox.spare_workers():
         taken = [sandbox._take(key), sandbox._take(key)]
+        sandbox._restock(key)  # as run_worker does once a request is sent (forked spares)
         print("ready", flush=True)
         time.sleep(600)
 """

@@ -208,6 +208,7 @@ _WARM: dict[_Key, list[_Worker]] = {}  # forked warm spares, up to the stock per
 _USES: dict[_Key, int] = {}
 _SPARES_LOCK = threading.Lock()
 _STOCKS: list[int] = []  # per open scope: the warm spares it wants per kind of worker
+_FORKING: dict[_Key, int] = {}  # warm spares being forked per key (reserved, not yet in _WARM)
 
 
 @contextmanager
@@ -306,8 +307,7 @@ def _take(key: _Key) -> _Worker:
     are fresh sandboxed processes that have run no pass code: taking one shares nothing with
     any other variant."""
     if forkserver.enabled() and (forked := _warm_spare(key) or _fork(key)) is not None:
-        _restock(key)
-        return forked
+        return forked  # run_worker restocks once the request is on its way
     with _SPARES_LOCK:
         worker = _SPARES.pop(key, None)
         uses = _USES[key] = _USES.get(key, 0) + 1 if _STOCKS else 0
@@ -344,19 +344,22 @@ def _warm_spare(key: _Key) -> _Worker | None:
 def _restock(key: _Key) -> None:
     """Fork warm spares for ``key`` up to the open scopes' stock: each makes its device's
     context while the workers taken before it run, so the next variant's does not wait."""
-    with _SPARES_LOCK:
+    if not forkserver.enabled():
+        return
+    with _SPARES_LOCK:  # reserve under the lock: threads restocking at once fork no extra
         want = max(_STOCKS, default=0) if spares_enabled() else 0
-        missing = want - len(_WARM.get(key, []))
-    for _ in range(missing):
+        missing = max(0, want - len(_WARM.get(key, [])) - _FORKING.get(key, 0))
+        _FORKING[key] = _FORKING.get(key, 0) + missing
+    for i in range(missing):
         spare = _fork(key, warm=True)
-        if spare is None:
-            return
         with _SPARES_LOCK:
-            kept = bool(_STOCKS)  # the scope may have closed meanwhile
+            _FORKING[key] -= 1 if spare is not None else missing - i
+            kept = spare is not None and bool(_STOCKS)  # the scope may have closed meanwhile
             if kept:
                 _WARM.setdefault(key, []).append(spare)
         if not kept:
-            spare.discard()
+            if spare is not None:
+                spare.discard()
             return
 
 
@@ -410,6 +413,7 @@ def run_worker(
             proc.stdin.close()
         except BrokenPipeError:
             pass
+        _restock(key)  # the next workers' start overlaps this one's run
         timed_out, usage = _wait(proc, timeout_s)
         reader.join(timeout=5)
         elapsed = time.perf_counter() - t0
