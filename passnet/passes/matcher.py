@@ -7,15 +7,16 @@ Before / after (tests/passes/add_relu on the FX graph of GraphNet's torchvision 
     -->
     fused_add_relu = pass_dir_FuseAddRelu_fused_add_relu(batch_norm_2, max_pool2d)
 
-Matching is torch.fx's own SubgraphMatcher, with upstream PassNet's settings (match_output=False,
-match_placeholder=False, remove_overlapping_matches=True, ignore_literals=False), run on a
-copy of the graph whose calls are normalised to positional form with defaults filled in, as
-the pattern's are (``pattern.normalize_calls``), with op names' aliases unified (``operator.iadd`` matches
-``operator.add``: Dynamo records ``x += y`` as iadd, FX tracing as add; not where the write
-into ``x`` is seen, by a later reader of ``x`` or by the caller of a graph whose input ``x``
-is: a replacement returns a new tensor). Upstream limits are
-lifted: multi-output patterns, a replacement function per rule, and a rule that matches nothing
-reports its closest partial match instead of being dropped silently (``closest``).
+Matching is torch.fx's own SubgraphMatcher with upstream PassNet's semantics
+(match_output=False, match_placeholder=False, overlapping matches removed, first wins,
+literals compared), run on a copy of the graph whose calls are normalised to positional form
+with defaults filled in, as the pattern's are (``pattern.normalize_calls``), and with op
+names' aliases unified (``operator.iadd`` matches ``operator.add``: Dynamo records ``x += y``
+as iadd, FX tracing as add; not where the write into ``x`` is seen, by a later reader of
+``x`` or by the caller of a graph whose input ``x`` is: a replacement returns a new tensor).
+Upstream limits are lifted: multi-output patterns, a replacement function per rule, and a
+rule that matches nothing reports its closest partial match instead of being dropped
+silently (``closest``).
 
 Literals must be equal, except two that provably change neither the result nor anything
 outside the match (``passnet.passes.loose_literals``).
