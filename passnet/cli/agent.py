@@ -8,6 +8,7 @@ success from failure.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import sys
@@ -297,8 +298,15 @@ def _run(
         make_evaluator=lambda spec: evaluator,
         on_event=_on_event,
     )
+    from passnet.evaluation.evaluator import auto_prepare_ahead
+    from passnet.evaluation.sandbox import spare_workers
+
+    # local workers: warm spares live as long as the run, so each evaluation starts on them
+    stock = prepare_ahead or max(auto_prepare_ahead(d, 8) for d in devices)
+    spares = spare_workers(stock) if server is None else contextlib.nullcontext()
     try:
-        return run_agent(plan)
+        with spares:
+            return run_agent(plan)
     except (LLMError, RunError) as exc:
         _fail(f"{exc}\n(finished attempts are kept in {out}; rerun with --out {out} to resume)")
 
