@@ -93,9 +93,10 @@ if [ "${NUMERICS:-0}" = 1 ]; then
 fi
 if [ "${GPU_TESTS:-1}" = 1 ]; then
   # Only the modules that hold GPU tests: others import clients (openai) the machine lacks.
+  # GPU_TESTS_K picks some by name (pytest -k), e.g. GPU_TESTS_K=secret_draws.
   # shellcheck disable=SC2046
-  python3 -m pytest -q -m gpu -p no:cacheprovider $(grep -l "mark.gpu" tests/test_*.py) 2>&1 |
-    tee "$OUT/gpu_tests.log" | tail -15
+  python3 -m pytest -q -m gpu -p no:cacheprovider ${GPU_TESTS_K:+-k "$GPU_TESTS_K"} \
+    $(grep -l "mark.gpu" tests/test_*.py) 2>&1 | tee "$OUT/gpu_tests.log" | tail -15
 fi
 # SUITE_REBUILD=1: rebuild the suite here with scripts/build_suite.py (CUDA kernel counts and
 # curation on this GPU; samples keep their input layouts), resumable across calls: the work
