@@ -753,3 +753,34 @@ def test_subgraph_matcher_and_the_diagnostic_walk_agree_on_the_library() -> None
                 assert bool(miss) == (not fx)
                 checked += len(fx)
     assert checked >= 200
+
+
+SCALED_PAIR_RULE = """
+import torch
+
+def pattern(x, y, z):
+    return y * torch.exp(x), z * 0.25
+
+def replacement_args(x, y, z):
+    return (x, y, z)
+
+@torch.fx.wrap
+def scaled_pair(x, y, z):
+    return y * torch.exp(x), z * 0.25
+
+def replacement_func():
+    return scaled_pair
+"""
+
+
+def test_a_pattern_op_never_stands_for_a_literal_of_the_graph(tmp_path: Path) -> None:
+    """Megatron's ``exp, mul`` beside ``x * 0.25`` (a GraphNet corpus task): the pattern's
+    ``y * exp(x)`` tried at the graph's ``z * 0.25`` must fail there (with SubgraphMatcher's
+    ``ignore_literals`` it passed, and the match ended without the pattern's input ``x``)."""
+
+    class Mega(torch.nn.Module):
+        def forward(self, a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> tuple:
+            return c * 0.25, b * torch.exp(a)
+
+    (rule,) = apply_rules(tmp_path, Mega(), {"ScaledPair.py": SCALED_PAIR_RULE})
+    assert rule.matches == 1, rule.diagnostic

@@ -106,14 +106,26 @@ class _FxMatcher(SubgraphMatcher):
     """torch.fx's SubgraphMatcher with PassNet's notion of "the same op": calls compare by
     canonical name (aliases and in-place operators unified, ``calls.call_name``), an in-place
     operator whose write is seen outside the match matches nothing, constants compare by
-    value. Literals are compared after matching (``_literal_miss``), where the loose ones
-    (``loose_literals``) can see the whole match; so it runs with ``ignore_literals`` and
-    without removing overlaps, which ``find_matches`` does once literals are checked."""
+    value. Two literals are compared after matching (``_Literals``), where the loose ones
+    (``loose_literals``) can see the whole match; a node against a literal is a mismatch here
+    (``ignore_literals=True`` would let a pattern op stand for a literal, and the match end
+    without its inputs). Overlaps are removed by ``find_matches`` once literals are checked."""
 
     def __init__(self, pattern: Graph) -> None:
         super().__init__(pattern, match_output=False, match_placeholder=False,
-                         remove_overlapping_matches=False, ignore_literals=True)  # fmt: skip
+                         remove_overlapping_matches=False, ignore_literals=False)  # fmt: skip
         self.key = functools.cache(call_name)
+
+    def _match_literals(self, pn: Any, gn: Any, match: InternalMatch) -> bool:
+        if isinstance(pn, Node) or isinstance(gn, Node):  # a pattern input binds any value
+            return super()._match_literals(pn, gn, match)
+        if isinstance(pn, dict) and isinstance(gn, dict):  # nodes inside: matched as nodes
+            if pn.keys() != gn.keys():
+                return False
+            return all(self._match_nodes(p, gn[k], match) if isinstance(p, Node)
+                       and isinstance(gn[k], Node) else self._match_literals(p, gn[k], match)
+                       for k, p in pn.items())  # fmt: skip
+        return True  # two literals: compared once the match is known (_Literals)
 
     def _nodes_are_equal(self, pn: Node, gn: Node, node_name_match: str = "") -> bool:
         if pn.op == "placeholder":
