@@ -350,17 +350,23 @@ def _restock(key: _Key) -> None:
         want = max(_STOCKS, default=0) if spares_enabled() else 0
         missing = max(0, want - len(_WARM.get(key, [])) - _FORKING.get(key, 0))
         _FORKING[key] = _FORKING.get(key, 0) + missing
-    for i in range(missing):
-        spare = _fork(key, warm=True)
+    settled = 0  # reservations released (forked, or given up)
+    try:
+        while settled < missing:
+            spare = _fork(key, warm=True)
+            with _SPARES_LOCK:
+                _FORKING[key] -= 1
+                settled += 1
+                kept = spare is not None and bool(_STOCKS)  # the scope may have closed
+                if kept:
+                    _WARM.setdefault(key, []).append(spare)
+            if not kept:
+                if spare is not None:
+                    spare.discard()
+                return
+    finally:  # what this call reserved and will not fork (stopped early, or an error)
         with _SPARES_LOCK:
-            _FORKING[key] -= 1 if spare is not None else missing - i
-            kept = spare is not None and bool(_STOCKS)  # the scope may have closed meanwhile
-            if kept:
-                _WARM.setdefault(key, []).append(spare)
-        if not kept:
-            if spare is not None:
-                spare.discard()
-            return
+            _FORKING[key] -= missing - settled
 
 
 def warm_spares() -> dict[_Key, list[int]]:
