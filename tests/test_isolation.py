@@ -220,18 +220,13 @@ def test_worker_enforces_the_policy_itself(tmp_path: Path) -> None:
     assert os.environ.get("TRITON_INTERPRET") in (None, "1")  # parent env untouched
 
 
-def test_spare_workers_are_fresh_and_used_once(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Without the fork server: from a key's second use on, a spare (sandboxed, torch
-    imported, no pass code run) waits; the next request goes to it, and it is never reused."""
-    monkeypatch.setenv("PASSNET_FORK_SERVER", "0")
+def _eager_evaluations(tmp_path: Path, less: int) -> tuple:
+    """One eager evaluation of a BERT variant per call, at a memory limit ``less`` bytes under
+    the default (a worker key of its own: no spare from other tests); and that key."""
     task = tmp_path / "t"
     write_task(task, [bert_variant(tmp_path / "v").path])
-    params = QUICK.model_copy(update={"seed": 3})
-    spec = CandidateSpec(kind="eager")
-    limit = default_memory_limit("cpu") - 4096  # a key of its own: no spare from other tests
-    key = ("cpu", "eager", limit, True, frozenset(os.sched_getaffinity(0)))
+    spec, params = CandidateSpec(kind="eager"), QUICK.model_copy(update={"seed": 3})
+    limit = default_memory_limit("cpu") - less
 
     def one() -> None:
         from passnet.dataset.task import load_task
@@ -241,6 +236,16 @@ def test_spare_workers_are_fresh_and_used_once(
         r = evaluate_variant(v, spec, device="cpu", parameters=params, memory_limit=limit)
         assert r.status == Status.OK, r.error
 
+    return one, ("cpu", "eager", limit, True, frozenset(os.sched_getaffinity(0)))
+
+
+def test_spare_workers_are_fresh_and_used_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without the fork server: from a key's second use on, a spare (sandboxed, torch
+    imported, no pass code run) waits; the next request goes to it, and it is never reused."""
+    monkeypatch.setenv("PASSNET_FORK_SERVER", "0")
+    one, key = _eager_evaluations(tmp_path, 4096)
     one()
     one()
     assert key not in sandbox._SPARES  # outside spare_workers(): every worker starts cold
@@ -280,20 +285,7 @@ def test_warm_spares_are_forked_ahead_and_each_used_once(
     next request takes the oldest, which serves it and exits, and the stock is topped up;
     leaving the scope stops the rest. Outside a scope nothing is forked ahead."""
     monkeypatch.setenv("PASSNET_FORK_SERVER", "1")
-    task = tmp_path / "t"
-    write_task(task, [bert_variant(tmp_path / "v").path])
-    spec, params = CandidateSpec(kind="eager"), QUICK.model_copy(update={"seed": 3})
-    limit = default_memory_limit("cpu") - 8192  # a key of its own: no spare from other tests
-    key = ("cpu", "eager", limit, True, frozenset(os.sched_getaffinity(0)))
-
-    def one() -> None:
-        from passnet.dataset.task import load_task
-        from passnet.evaluation.evaluator import evaluate_variant
-
-        v = load_task(task).variants[0]
-        r = evaluate_variant(v, spec, device="cpu", parameters=params, memory_limit=limit)
-        assert r.status == Status.OK, r.error
-
+    one, key = _eager_evaluations(tmp_path, 8192)
     one()
     assert key not in sandbox.warm_spares()
     with sandbox.spare_workers(2):
