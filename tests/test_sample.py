@@ -333,12 +333,12 @@ def _strided_sample(tmp_path: Path) -> Sample:
 
 def test_secret_draws_keep_layout_and_statistics(tmp_path: Path) -> None:
     """A checked timed call's inputs are drawn by the device's own generator
-    (``draw_on_device``): on CPU those are the very values of the usual draw; ``copy_tree``
+    (``draw_on_device``): on CPU those are the very values of the usual draw; ``clone_tree``
     (the candidate's copy of the reference's inputs) keeps values and layout in new memory."""
     sample = _strided_sample(tmp_path)
     host = materialize(sample, seed=5)
     drawn = materialize(sample, seed=5, draw_on_device=True)
-    copies = checks.copy_tree(host)
+    copies = checks.clone_tree(host)
     for a, b, c in zip(host, drawn, copies, strict=True):
         assert torch.equal(a, b) and torch.equal(a, c)
         assert a.stride() == b.stride() == c.stride() and c.data_ptr() != a.data_ptr()

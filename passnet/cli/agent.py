@@ -298,11 +298,11 @@ def _run(
         make_evaluator=lambda spec: evaluator,
         on_event=_on_event,
     )
-    from passnet.evaluation.evaluator import auto_prepare_ahead
+    from passnet.evaluation.evaluator import spare_stock
     from passnet.evaluation.sandbox import spare_workers
 
     # local workers: warm spares live as long as the run, so each evaluation starts on them
-    stock = prepare_ahead or max(auto_prepare_ahead(d, 8) for d in devices)
+    stock = prepare_ahead or spare_stock(devices)
     spares = spare_workers(stock) if server is None else contextlib.nullcontext()
     try:
         with spares:

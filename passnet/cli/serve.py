@@ -23,7 +23,7 @@ def serve_cmd(
     ] = True,
 ) -> None:
     """Serve evaluations over HTTP until interrupted, workers kept warm between them."""
-    from passnet.evaluation.evaluator import auto_prepare_ahead
+    from passnet.evaluation.evaluator import spare_stock
     from passnet.evaluation.sandbox import spare_workers
     from passnet.runner.service import EvaluatorService, make_server
 
@@ -40,9 +40,8 @@ def serve_cmd(
     if host not in ("127.0.0.1", "localhost", "::1"):
         console.print(f"[yellow]listening on {host}: anyone who reaches it can run pass code on "
                       "this machine (in the evaluator's sandbox)[/]")  # fmt: skip
-    stock = max(auto_prepare_ahead(d, 8) for d in devices)  # the workers a request runs at once
     try:
-        with spare_workers(stock):  # warm spares kept between requests, not per request
+        with spare_workers(spare_stock(devices)):  # warm spares kept between requests
             server.serve_forever()
     except KeyboardInterrupt:
         pass

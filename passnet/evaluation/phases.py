@@ -172,7 +172,7 @@ class VariantRun(TimingPhase):
             self.ref_module = load_module(self.sample, self.device)
             self.cand_module = load_module(self.sample, self.device)
             self.ref_inputs = self.fresh(req.seed)
-            self.cand_inputs = checks.copy_tree(self.ref_inputs)  # the same draw, own memory
+            self.cand_inputs = checks.clone_tree(self.ref_inputs)  # the same draw, own memory
             self.original = to_fx(load_module(self.sample, self.device))
         except SampleError as exc:
             raise Failed(Status.SAMPLE_ERROR, str(exc)) from exc

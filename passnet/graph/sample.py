@@ -72,7 +72,7 @@ class Sample:
     @property
     def cuda_literals(self) -> bool:
         """Whether model.py pins tensors to a CUDA device (``device(type='cuda', ...)``)."""
-        return bool(_CUDA_LITERAL.search(self.code))
+        return any(m.group(1) == "cuda" for m in _DEVICE_LITERAL.finditer(self.code))
 
     @property
     def name(self) -> str:
@@ -181,11 +181,8 @@ def load_sample(path: Path | str) -> Sample:
     )
 
 
-_CUDA_LITERAL = re.compile(
-    r"""device\(\s*type\s*=\s*['"]cuda['"](?:\s*,\s*index\s*=\s*\d+)?\s*\)"""
-)
 _DEVICE_LITERAL = re.compile(
-    r"""device\(\s*type\s*=\s*['"](?:cuda|cpu)['"](?:\s*,\s*index\s*=\s*\d+)?\s*\)"""
+    r"""device\(\s*type\s*=\s*['"](cuda|cpu)['"](?:\s*,\s*index\s*=\s*\d+)?\s*\)"""
 )
 
 
@@ -201,12 +198,10 @@ def runnable_code(sample: Sample, device: torch.device | str | None = None) -> s
     becomes ``device``'s. Without a device, CUDA literals become CPU ones where PyTorch sees no
     CUDA device, so a CUDA-pinned sample validates and cuts on a CPU machine
     (``Sample.cuda_literals`` says it happened)."""
-    if device is not None:
-        literal = _device_literal(torch.device(device))
-        return _DEVICE_LITERAL.sub(lambda _: literal, sample.code)
-    if sample.cuda_literals and not torch.cuda.is_available():
-        return _CUDA_LITERAL.sub("device(type='cpu')", sample.code)
-    return sample.code
+    if device is None and (torch.cuda.is_available() or not sample.cuda_literals):
+        return sample.code
+    literal = _device_literal(torch.device(device or "cpu"))
+    return _DEVICE_LITERAL.sub(lambda _: literal, sample.code)
 
 
 def load_module(sample: Sample, device: torch.device | str | None = None) -> torch.nn.Module:

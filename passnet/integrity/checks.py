@@ -35,17 +35,6 @@ def clone_tree(obj: Any) -> Any:
     return obj
 
 
-def copy_tree(obj: Any) -> Any:
-    """A copy with each tensor's own memory and the same strides (overlapping and expanded
-    layouts too, as ``materialize`` makes them), where ``clone`` would make it dense."""
-    if isinstance(obj, torch.Tensor):
-        out = torch.empty_strided(obj.shape, obj.stride(), dtype=obj.dtype, device=obj.device)
-        return out.copy_(obj)
-    if isinstance(obj, (tuple, list)):
-        return type(obj)(copy_tree(x) for x in obj)
-    return obj
-
-
 def same(a: Any, b: Any) -> bool:
     """Exact equality, NaN equal to NaN; nested lists/tuples leaf by leaf; others by ==."""
     if isinstance(a, (tuple, list)) or isinstance(b, (tuple, list)):

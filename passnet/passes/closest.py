@@ -20,6 +20,7 @@ from torch.fx import Graph, Node
 from passnet.passes.calls import call_name, normalized_args, short_name
 from passnet.passes.loose_literals import LooseLiterals
 from passnet.passes.pattern import (
+    COMPUTE,
     Match,
     Pattern,
     at,
@@ -28,8 +29,6 @@ from passnet.passes.pattern import (
     literal_miss,
     visible_write,
 )
-
-_COMPUTE = ("call_function", "call_method", "call_module")
 
 
 @dataclass
@@ -162,7 +161,7 @@ class PartialMatcher:
 
 
 def no_candidate(key: str, graph: Graph) -> str:
-    counts = Counter(call_name(n) for n in graph.nodes if n.op in _COMPUTE)
+    counts = Counter(call_name(n) for n in graph.nodes if n.op in COMPUTE)
     top = ", ".join(f"{short_name(k)} x{c}" for k, c in counts.most_common(8))
     more = ", ..." if len(counts) > 8 else ""
     same = [k for k in counts if short_name(k) == short_name(key) or k.endswith("." + short_name(key))]

@@ -46,6 +46,7 @@ from passnet.passes.closest import closest_miss
 from passnet.passes.loader import PassRule, PassSet
 from passnet.passes.loose_literals import LooseLiterals
 from passnet.passes.pattern import (
+    COMPUTE,
     Match,
     Pattern,
     leaves,
@@ -61,7 +62,6 @@ __all__ = ["ApplyReport", "Match", "Replacement", "RuleReport", "apply_passes", 
            "make_backend", "normalized_copy", "prepare_replacement", "replace_match", "to_fx", "toposort",
            "trace_pattern"]  # fmt: skip
 
-_COMPUTE = ("call_function", "call_method", "call_module")
 _PY_LITERALS = (type(None), bool, int, float, complex, str, slice, type(Ellipsis))
 _CODEGEN_LITERALS = (*_PY_LITERALS, torch.dtype, torch.device, torch.layout, torch.memory_format)
 
@@ -166,15 +166,13 @@ class _Literals:
         for pn, gn in m.nodes_map.items():
             if pn.op == "placeholder" and not isinstance(gn, Node):
                 return False  # a pattern input bound to a literal of the graph
-            if pn.op not in _COMPUTE:
+            if pn.op not in COMPUTE:
                 continue
             for (label, pv), (glabel, gv) in zip(self.args(pn), self.args(gn), strict=True):
                 if label != glabel:
                     return False
-                if literal_miss(pv, gv) is None:
+                if literal_miss(pv, gv) is None:  # (a node against a literal: refused already)
                     continue
-                if isinstance(pv, Node) or isinstance(gv, Node):
-                    return False
                 if self.loose.loose(pn, gn, label.rstrip("="), rev) is not None:
                     return False
         return True
@@ -245,7 +243,7 @@ def prepare_replacement(rule: PassRule, n_inputs: int) -> Replacement:
     if graph is not None:
         phs = [n for n in graph.nodes if n.op == "placeholder"]
         out = next(n for n in graph.nodes if n.op == "output").args[0]
-        plain = all(n.op in ("placeholder", "output", *_COMPUTE[:2]) for n in graph.nodes)
+        plain = all(n.op in ("placeholder", "output", *COMPUTE[:2]) for n in graph.nodes)
         if len(phs) != n_inputs or not plain or not all(map(_codegen_safe, leaves(out))):
             graph = None
     if graph is None:

@@ -15,6 +15,9 @@ from passnet.graph.tracing import NodeTracer
 from passnet.passes.calls import INPLACE, call_name, normalized_args, short_name
 from passnet.passes.loader import PassRule
 
+COMPUTE = ("call_function", "call_method", "call_module")
+"""The node kinds that compute something (the rest: placeholder, get_attr, output)."""
+
 Pattern = tuple[Graph, list[Node], list[Node]]
 """A prepared pattern: its graph, its inputs (placeholders, in order) and its outputs."""
 
