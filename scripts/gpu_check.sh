@@ -98,11 +98,14 @@ if [ "${GPU_TESTS:-1}" = 1 ]; then
   python3 -m pytest -q -m gpu -p no:cacheprovider ${GPU_TESTS_K:+-k "$GPU_TESTS_K"} \
     $(grep -l "mark.gpu" tests/test_*.py) 2>&1 | tee "$OUT/gpu_tests.log" | tail -15
 fi
-# SUITE_REBUILD=1: rebuild the suite here with scripts/build_suite.py (CUDA kernel counts and
-# curation on this GPU; samples keep their input layouts), resumable across calls: the work
-# folder comes back as $OUT/suite-work.tgz (carry it in, name it in SUITE_WORK_IN), the suite as
-# $OUT/suite-gpu.tgz; the suite step below then measures the rebuilt suite instead of
-# examples/suite. REBUILD_BUDGET caps the seconds this call spends building.
+# SUITE_REBUILD=1: rebuild the suite here with scripts/build_suite.py (CUDA kernel counts,
+# eager and Inductor measured on every variant of the candidate pool, curation on this GPU),
+# resumable across calls: the work folder comes back as $OUT/suite-work.tgz (carry it in, name it
+# in SUITE_WORK_IN) and the pool's measurements in the suite store (suite.db.gz, carried in with
+# SUITE_STORE_IN like any suite store), the suite as $OUT/suite-gpu.tgz; the suite step below
+# then measures the rebuilt suite (default candidates: eager, Inductor and Inductor's
+# reduce-overhead mode; the first two come from the pool's measurements in the store's cache).
+# REBUILD_BUDGET caps the seconds this call spends building and curating.
 SUITE_DIR=${SUITE_DIR:-examples/suite}
 # SUITE_TGZ=examples/graphnet_suite.tgz: measure a packed suite (the 201-task GraphNet corpus
 # suite, docs/dataset.md 6d) instead: unpacked under /tmp, its folder becomes SUITE_DIR.
@@ -110,34 +113,39 @@ if [ -n "${SUITE_TGZ:-}" ]; then
   mkdir -p /tmp/suite-tgz && tar xzf "$SUITE_TGZ" -C /tmp/suite-tgz
   SUITE_DIR=/tmp/suite-tgz/$(tar tzf "$SUITE_TGZ" | head -1 | cut -d/ -f1)
 fi
+# The suite store (and the synth candidate's pass cache) live in /tmp/passnet-suite, which
+# outlives a call while the machine stays warm; SUITE_STORE_IN (may be gzipped) seeds it.
+SDIR=/tmp/passnet-suite; mkdir -p "$SDIR"
+if [ ! -f "$SDIR/suite.db" ] && [ -n "${SUITE_STORE_IN:-}" ] && [ -f "$SUITE_STORE_IN" ]; then
+  case "$SUITE_STORE_IN" in
+    *.gz) gunzip -c "$SUITE_STORE_IN" > "$SDIR/suite.db" ;;
+    *) cp "$SUITE_STORE_IN" "$SDIR/suite.db" ;;
+  esac
+fi
 if [ "${SUITE_REBUILD:-0}" = 1 ]; then
   WORK=/tmp/suite-work; mkdir -p "$WORK"
   if [ -n "${SUITE_WORK_IN:-}" ] && [ -f "$SUITE_WORK_IN" ]; then tar xzf "$SUITE_WORK_IN" -C "$WORK"; fi
   timeout -s INT "${REBUILD_BUDGET:-480}" python3 scripts/build_suite.py --device cuda \
-    --work "$WORK" --out /tmp/suite-gpu --workers "$(nproc)" 2>&1 | tee "$OUT/rebuild.log" | tail -8
-  tar czf "$OUT/suite-work.tgz" -C "$WORK" .
+    --work "$WORK" --out /tmp/suite-gpu --store "$SDIR/suite.db" --workers "$(nproc)" \
+    --bench-args "--prepare-ahead ${PREPARE_AHEAD:-8}" 2>&1 | tee "$OUT/rebuild.log" \
+    | grep -v "^ *\(eager\|inductor\) " | tail -30
+  tar czf "$OUT/suite-work.tgz" -C "$WORK" --exclude=./pool .
   if [ -f /tmp/suite-gpu/suite.json ]; then
     tar czf "$OUT/suite-gpu.tgz" -C /tmp/suite-gpu . && SUITE_DIR=/tmp/suite-gpu
+    SUITE_CANDIDATES=${SUITE_CANDIDATES:-eager,inductor,inductor:reduce-overhead}
   else
-    SUITE_BENCH=0  # not built yet: rerun with SUITE_WORK_IN to continue
+    SUITE_BENCH=0  # not built yet: rerun with SUITE_WORK_IN and SUITE_STORE_IN to continue
+    gzip -c "$SDIR/suite.db" > "$OUT/suite.db.gz"
   fi
 fi
 # The suite (default: Inductor vs eager on every variant), resumable across calls:
 # SUITE_STORE_IN names a store a previous call wrote (carried in), SUITE_BUDGET caps the seconds
 # this call spends on it (the bench stops cleanly on SIGINT; rerun to continue), SUITE_CANDIDATES
 # and SUITE_ARGS (e.g. "--dtype float16") pick what is measured.
-# The store and the synth candidate's pass cache live in /tmp/passnet-suite, which outlives a
-# call while the machine stays warm, so a follow-up call continues even before the store comes
-# back; they are copied to $OUT at the end (store as suite.db.gz: the raw store outgrew what
-# comes back from $OUT; cache and report in suite-extra.tgz). SUITE_STORE_IN may be gzipped.
+# A follow-up call on a warm machine continues even before the store comes back; the store and
+# cache are copied to $OUT at the end (store as suite.db.gz: the raw store outgrew what comes
+# back from $OUT; cache and report in suite-extra.tgz).
 if [ "${SUITE_BENCH:-1}" = 1 ]; then
-  SDIR=/tmp/passnet-suite; mkdir -p "$SDIR"
-  if [ ! -f "$SDIR/suite.db" ] && [ -n "${SUITE_STORE_IN:-}" ] && [ -f "$SUITE_STORE_IN" ]; then
-    case "$SUITE_STORE_IN" in
-      *.gz) gunzip -c "$SUITE_STORE_IN" > "$SDIR/suite.db" ;;
-      *) cp "$SUITE_STORE_IN" "$SDIR/suite.db" ;;
-    esac
-  fi
   if [ ! -d "$SDIR/synth" ] && [ -n "${SYNTH_CACHE_IN:-}" ] && [ -f "$SYNTH_CACHE_IN" ]; then
     mkdir -p "$SDIR/synth" && tar xzf "$SYNTH_CACHE_IN" -C "$SDIR/synth"
   fi

@@ -102,6 +102,25 @@ def test_leak_is_detected(tmp_path: Path) -> None:
         assert sides[names[0]] == sides[names[1]]
 
 
+def test_assign_eval_makes_a_suite_the_eval_split(tmp_path: Path) -> None:
+    """A suite chosen from the catalog becomes its eval split, with any task sharing a graph
+    with it; every other task is train, and nothing leaks."""
+    with _catalog(tmp_path) as cat:
+        T.save_tasks(cat, T.group_tasks(cat, ("fusible",)))
+        names = sorted(r["name"] for r in cat.rows("SELECT name FROM tasks"))
+        row = cat.one("SELECT * FROM task_variants WHERE task = ?", (names[1],))
+        cat.upsert("task_variants", {**row, "task": names[2]})  # names[2] shares a graph
+        sides = T.assign_eval(cat, [names[0], names[1]])
+        assert {t for t, s in sides.items() if s == "eval"} == set(names[:3])
+        assert all(sides[t] == "train" for t in names[3:])
+        T.check_no_leakage(cat, "task")
+        stored = {r["task"]: r["split"] for r in cat.rows(
+            "SELECT task, split FROM splits WHERE scheme = 'task'")}  # fmt: skip
+        assert stored == sides
+        with pytest.raises(ValueError, match="unknown task"):
+            T.assign_eval(cat, ["fusible_nope"])
+
+
 def test_curation_keeps_weak_tasks_and_caches_measurements(tmp_path: Path) -> None:
     calls: list[str] = []
 

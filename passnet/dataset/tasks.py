@@ -158,6 +158,25 @@ def _take(keys: list[str], size: dict[str, int], fraction: float, seed: int) -> 
     return chosen
 
 
+def _hash_groups(members: list[dict]) -> dict[str, str]:
+    """Task -> its group's root: tasks that share a graph hash are one group (union-find)."""
+    parent = {m["task"]: m["task"] for m in members}
+
+    def find(t: str) -> str:
+        while parent[t] != t:
+            parent[t] = parent[parent[t]]
+            t = parent[t]
+        return t
+
+    owner: dict[str, str] = {}
+    for m in members:
+        if m["hash"] in owner:
+            parent[find(m["task"])] = find(owner[m["hash"]])
+        else:
+            owner[m["hash"]] = m["task"]
+    return {t: find(t) for t in parent}
+
+
 def split_tasks(
     cat: Catalog, *, eval_fraction: float = 0.2, by: str = "task", seed: int = 0
 ) -> dict[str, str]:
@@ -178,29 +197,36 @@ def split_tasks(
             n_eval = sum(m["family"] in eval_fams for m in ms)
             side[task] = "eval" if n_eval * 2 > len(ms) else "train"
     else:
-        parent = {t: t for t in by_task}
-
-        def find(t: str) -> str:
-            while parent[t] != t:
-                parent[t] = parent[parent[t]]
-                t = parent[t]
-            return t
-
-        owner: dict[str, str] = {}
-        for m in members:
-            if m["hash"] in owner:
-                parent[find(m["task"])] = find(owner[m["hash"]])
-            else:
-                owner[m["hash"]] = m["task"]
+        root = _hash_groups(members)
         groups: dict[str, int] = defaultdict(int)
         for t in by_task:
-            groups[find(t)] += 1
+            groups[root[t]] += 1
         eval_groups = _take(sorted(groups), groups, eval_fraction, seed)
-        side = {t: "eval" if find(t) in eval_groups else "train" for t in by_task}
+        side = {t: "eval" if root[t] in eval_groups else "train" for t in by_task}
     with cat.transaction():
         cat.db.execute("DELETE FROM splits WHERE scheme = ?", (by,))
         for task, s in side.items():
             cat.upsert("splits", {"task": task, "scheme": by, "split": s})
+    return side
+
+
+def assign_eval(cat: Catalog, names: list[str]) -> dict[str, str]:
+    """The ``task`` split with exactly ``names`` (and any task sharing a graph with one of them)
+    on the eval side and every other task on train: a suite built from the catalog is then
+    its eval split, and training on the train split cannot see it. Checked before returning."""
+    members = cat.rows("SELECT task, hash, family FROM task_variants")
+    known = {m["task"] for m in members}
+    missing = sorted(set(names) - known)
+    if missing:
+        raise ValueError(f"unknown task(s) {', '.join(missing)}")
+    root = _hash_groups(members)
+    eval_roots = {root[t] for t in names}
+    side = {t: "eval" if root[t] in eval_roots else "train" for t in known}
+    with cat.transaction():
+        cat.db.execute("DELETE FROM splits WHERE scheme = 'task'")
+        for task, s in side.items():
+            cat.upsert("splits", {"task": task, "scheme": "task", "split": s})
+    check_no_leakage(cat, "task")
     return side
 
 
