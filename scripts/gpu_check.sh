@@ -7,9 +7,13 @@
 # the per-variant host/device profile of the synthesised passes, P3=1 the suite measured twice,
 # NUMERICS=1 the loose half-precision variants against eager's own float32 run.
 # Expects the wheels of packages missing there in .whl/ (see docs/benchmarks.md); writes to $OUT.
+# DEV=cpu (with python3 on PATH being the project's venv) rehearses a flow here before it costs
+# device time; REBUILD_ARGS adds scripts/build_suite.py options (a small rehearsal: --models
+# bert-eager-attn,gpt2 --tasks 2 --min-families 2), SUITE_WORK and SUITE_STATE move its folders.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-out}; mkdir -p "$OUT"
+DEV=${DEV:-cuda}
 if ls .whl/*.whl >/dev/null 2>&1; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
     --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site:$PWD
@@ -21,9 +25,9 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | t
 python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)" | tee -a "$OUT/gpu.txt"
 TASK=${TASK:-examples/tasks/bert_add_layer_norm}
 PASS=${PASS:-examples/passes/add_layer_norm}
-run() { python3 -m passnet.cli eval "$TASK" --device cuda "$@"; }
+run() { python3 -m passnet.cli eval "$TASK" --device "$DEV" "$@"; }
 if [ "${EXAMPLE_BENCH:-1}" = 1 ]; then
-  python3 scripts/bench_call_overhead.py --device cuda | tee "$OUT/overhead.json"
+  python3 scripts/bench_call_overhead.py --device "$DEV" | tee "$OUT/overhead.json"
   run --pass-dir "$PASS" --with-inductor --json "$OUT/pass_direct.json" 2>&1 | tail -25
   run --pass-dir "$PASS" --call-path dynamo --json "$OUT/pass_dynamo.json" 2>&1 | tail -6
   run --compiler inductor --json "$OUT/inductor.json" 2>&1 | tail -6
@@ -39,7 +43,7 @@ if [ "${THROUGHPUT:-0}" = 1 ]; then
       tag=$(echo "$mode" | tr -c 'a-z0-9' '_')
       TIMEFORMAT="run $rep, $mode: %R s wall"
       # shellcheck disable=SC2086
-      time (python3 -m passnet.cli eval "$TASK" --device cuda --pass-dir "$PASS" $mode \
+      time (python3 -m passnet.cli eval "$TASK" --device "$DEV" --pass-dir "$PASS" $mode \
         --json "$OUT/tp_${rep}_${tag}.json" 2>&1 | tail -3)
     done
   done 2>&1 | tee "$OUT/throughput.txt"
@@ -50,21 +54,21 @@ fi
 # the zygote prewarmed during a 10 s "first model turn", as the agent's evaluator does.
 # LATENCY_INPROCESS=0 skips the in-process calls (only the service's one-shot calls run).
 if [ "${LATENCY:-0}" = 1 ] && [ "${LATENCY_INPROCESS:-1}" = 1 ]; then
-  python3 scripts/bench_eval_latency.py "$TASK" --pass-dir "$PASS" --device cuda --repeat 4 \
+  python3 scripts/bench_eval_latency.py "$TASK" --pass-dir "$PASS" --device "$DEV" --repeat 4 \
     --json "$OUT/p2_inprocess.json" 2>&1 | tail -6 | tee "$OUT/latency.txt"
-  python3 scripts/bench_eval_latency.py "$TASK" --pass-dir "$PASS" --device cuda --repeat 2 \
+  python3 scripts/bench_eval_latency.py "$TASK" --pass-dir "$PASS" --device "$DEV" --repeat 2 \
     --think 10 --json "$OUT/p2_prewarmed.json" 2>&1 | tail -4 | tee -a "$OUT/latency.txt"
 fi
 if [ "${LATENCY:-0}" = 1 ]; then
   # P2 one-shot with a running evaluator service: `passnet eval --server` (client wall, from
   # the command's start to its result) against the service started 10 s before.
-  python3 -m passnet.cli serve --device cuda --port 0 > /tmp/serve.out 2>/tmp/serve.err &
+  python3 -m passnet.cli serve --device "$DEV" --port 0 > /tmp/serve.out 2>/tmp/serve.err &
   SERVE_PID=$!
   sleep 10
   URL=$(grep -o 'http://[0-9.:]*' /tmp/serve.out)
   for rep in 1 2 3; do
     TIMEFORMAT="service call $rep: %R s wall (client, one-shot)"
-    time (python3 -m passnet.cli eval "$TASK" --pass-dir "$PASS" --device cuda --server "$URL" \
+    time (python3 -m passnet.cli eval "$TASK" --pass-dir "$PASS" --device "$DEV" --server "$URL" \
       --json "$OUT/p2_service_$rep.json" 2>&1 | tail -2)
   done 2>&1 | tee -a "$OUT/latency.txt"
   # issue 14's P2 names a ~10-variant task: a 9-variant suite task with its library pass
@@ -73,7 +77,7 @@ if [ "${LATENCY:-0}" = 1 ]; then
   P2_PASS=${P2_PASS:-examples/synth_passes/fusible_add_layer_norm_1f059508/pass}
   for rep in 1 2; do
     TIMEFORMAT="service call $rep, 9 variants: %R s wall (client, one-shot)"
-    time (python3 -m passnet.cli eval "$P2_TASK" --pass-dir "$P2_PASS" --device cuda \
+    time (python3 -m passnet.cli eval "$P2_TASK" --pass-dir "$P2_PASS" --device "$DEV" \
       --server "$URL" --json "$OUT/p2_service_9v_$rep.json" 2>&1 | tail -2)
   done 2>&1 | tee -a "$OUT/latency.txt"
   kill "$SERVE_PID"
@@ -87,7 +91,7 @@ if [ "${NUMERICS:-0}" = 1 ]; then
       fusible_conv2d_flatten_transpose_layer_norm_etc_1d229343 fusible_mul_permute_add_layer_norm_b4e93970 \
       fusible_layer_norm_58b3a67a}; do
     python3 scripts/numerics_probe.py "examples/suite/$t" --pass-dir "examples/synth_passes/$t/pass" \
-      --device cuda --json "$OUT/numerics/$t.json" 2>&1 | tail -6
+      --device "$DEV" --json "$OUT/numerics/$t.json" 2>&1 | tail -6
   done | tee "$OUT/numerics.txt"
   tar czf "$OUT/numerics.tgz" -C "$OUT" numerics && rm -rf "$OUT/numerics"
 fi
@@ -115,7 +119,7 @@ if [ -n "${SUITE_TGZ:-}" ]; then
 fi
 # The suite store (and the synth candidate's pass cache) live in /tmp/passnet-suite, which
 # outlives a call while the machine stays warm; SUITE_STORE_IN (may be gzipped) seeds it.
-SDIR=/tmp/passnet-suite; mkdir -p "$SDIR"
+SDIR=${SUITE_STATE:-/tmp/passnet-suite}; mkdir -p "$SDIR"
 if [ ! -f "$SDIR/suite.db" ] && [ -n "${SUITE_STORE_IN:-}" ] && [ -f "$SUITE_STORE_IN" ]; then
   case "$SUITE_STORE_IN" in
     *.gz) gunzip -c "$SUITE_STORE_IN" > "$SDIR/suite.db" ;;
@@ -123,11 +127,12 @@ if [ ! -f "$SDIR/suite.db" ] && [ -n "${SUITE_STORE_IN:-}" ] && [ -f "$SUITE_STO
   esac
 fi
 if [ "${SUITE_REBUILD:-0}" = 1 ]; then
-  WORK=/tmp/suite-work; mkdir -p "$WORK"
+  WORK=${SUITE_WORK:-/tmp/suite-work}; mkdir -p "$WORK"; rm -rf /tmp/suite-gpu
   if [ -n "${SUITE_WORK_IN:-}" ] && [ -f "$SUITE_WORK_IN" ]; then tar xzf "$SUITE_WORK_IN" -C "$WORK"; fi
-  timeout -s INT "${REBUILD_BUDGET:-480}" python3 scripts/build_suite.py --device cuda \
+  # shellcheck disable=SC2086
+  timeout -s INT "${REBUILD_BUDGET:-480}" python3 scripts/build_suite.py --device "$DEV" \
     --work "$WORK" --out /tmp/suite-gpu --store "$SDIR/suite.db" --workers "$(nproc)" \
-    --bench-args "--prepare-ahead ${PREPARE_AHEAD:-8}" 2>&1 | tee "$OUT/rebuild.log" \
+    --bench-args "--prepare-ahead ${PREPARE_AHEAD:-8}" ${REBUILD_ARGS:-} 2>&1 | tee "$OUT/rebuild.log" \
     | grep -v "^ *\(eager\|inductor\) " | tail -30
   tar czf "$OUT/suite-work.tgz" -C "$WORK" --exclude=./pool .
   if [ -f /tmp/suite-gpu/suite.json ]; then
@@ -150,7 +155,7 @@ if [ "${SUITE_BENCH:-1}" = 1 ]; then
     mkdir -p "$SDIR/synth" && tar xzf "$SYNTH_CACHE_IN" -C "$SDIR/synth"
   fi
   # shellcheck disable=SC2086
-  timeout -s INT "${SUITE_BUDGET:-420}" python3 -m passnet.cli bench "$SUITE_DIR" --device cuda \
+  timeout -s INT "${SUITE_BUDGET:-420}" python3 -m passnet.cli bench "$SUITE_DIR" --device "$DEV" \
     -c "${SUITE_CANDIDATES:-inductor}" ${SUITE_ARGS:-} --store "$SDIR/suite.db" --seed 0 \
     --no-report 2>&1 | tee "$OUT/suite_bench.log" | tail -40
   gzip -c "$SDIR/suite.db" > "$OUT/suite.db.gz"
@@ -164,10 +169,9 @@ fi
 # the synth candidate's passes from its cache), then both side by side; each candidate's pooled
 # AS in each run and their relative difference go to $OUT/p3.txt. P3_BUDGET caps each run.
 if [ "${P3:-0}" = 1 ]; then
-  SDIR=/tmp/passnet-suite; mkdir -p "$SDIR"
   for tag in a b; do
     # shellcheck disable=SC2086
-    timeout -s INT "${P3_BUDGET:-300}" python3 -m passnet.cli bench "$SUITE_DIR" --device cuda \
+    timeout -s INT "${P3_BUDGET:-300}" python3 -m passnet.cli bench "$SUITE_DIR" --device "$DEV" \
       -c "${SUITE_CANDIDATES:-inductor}" ${SUITE_ARGS:-} --store "$SDIR/suite.db" --seed 0 \
       --run "p3-$tag" --no-report 2>&1 | tail -4
   done | tee "$OUT/p3_bench.log"
@@ -199,7 +203,7 @@ if [ "${PROFILE:-0}" = 1 ]; then
   # shellcheck disable=SC2086
   for d in ${PROFILE_DIRS:-examples/synth_passes/*/ docs/results/h200-2026-12-04-synth/rejected/*/}; do
     t=$(basename "$d"); t=${t%%-*}
-    python3 scripts/profile_pass.py "examples/suite/$t" --pass-dir "$d/pass" --device cuda \
+    python3 scripts/profile_pass.py "examples/suite/$t" --pass-dir "$d/pass" --device "$DEV" \
       --graph "${PROFILE_GRAPH:-*}" --json "$OUT/profile/$t.json" > /dev/null 2>"$OUT/profile/$t.err" \
       && rm -f "$OUT/profile/$t.err"
     python3 - "$OUT/profile/$t.json" <<'EOF2' 2>/dev/null
