@@ -16,6 +16,7 @@ up to two shape buckets, then curates on ``--device``:
 
     python scripts/build_suite.py --device cuda --work W --store S --out DIR   # on the GPU
     python scripts/build_suite.py --stage capture --work W     # capture only (any machine)
+    python scripts/build_suite.py --stage pool --device cuda   # up to the pool's task folders
 
 Every stage is resumable (the work folder keeps the catalog); exit status 3 means the pool's
 measurement stopped before the end (a budget or Ctrl-C): run the same command again.
@@ -77,7 +78,9 @@ def export_pool(work: Path) -> list[str]:
         specs = T.group_tasks(cat, ("fusible",), max_per_cell=1)
         T.save_tasks(cat, specs)
         pool = sorted(t.name for t in specs if DTYPES <= {v["dtype"] for v in t.variants})
-        print(f"{len(specs)} fusible tasks, {len(pool)} with all three dtypes: the pool")
+        n = sum(len(t.variants) for t in specs if t.name in set(pool))
+        print(f"{len(specs)} fusible tasks, {len(pool)} with all three dtypes ({n} variants): "
+              "the pool")  # fmt: skip
         rows = [cat.one("SELECT * FROM tasks WHERE name = ?", (n,)) for n in pool]
         export_folders(cat, rows, work / "pool", overwrite=True)
     return pool
@@ -183,7 +186,8 @@ def main() -> int:
     parser.add_argument("--work", default="/tmp/passnet-suite-work", help="dataset folder")
     parser.add_argument("--out", default=str(ROOT / "examples" / "suite"), help="suite folder")
     parser.add_argument("--store", default=None, help="results store [WORK/curation.db]")
-    parser.add_argument("--stage", choices=("capture", "all"), default="all")
+    parser.add_argument("--stage", choices=("capture", "pool", "all"), default="all",
+                        help="stop after capturing, after exporting the pool, or build it all")
     parser.add_argument("--device", default="cpu", help="kernel counts and curation: cpu, cuda")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--models", default=",".join(SUITE_MODELS), help="zoo names, commas")
@@ -200,7 +204,10 @@ def main() -> int:
     build_graphs(args)
     if args.stage == "capture":
         return 0
-    run = measure_pool(args, export_pool(Path(args.work)))
+    pool = export_pool(Path(args.work))
+    if args.stage == "pool":
+        return 0
+    run = measure_pool(args, pool)
     if run is None:
         return INCOMPLETE
     from passnet.dataset.curation import CurationError

@@ -2,7 +2,8 @@
 
 The held-out tasks (examples/heldout/, built from Llama, Mistral, Qwen2, OPT, DistilBERT and
 ELECTRA) contain Llama's RMSNorm (``to(float32), pow, mean, add, rsqrt, mul, to, mul``), the
-rotary embedding (``mul, getitem, getitem, neg, cat, mul, add``) and SwiGLU gating; the
+rotary embedding (``mul, getitem, getitem, neg, cat, mul, add``), SwiGLU gating and embedding
+lookups summed and normalised (BERT-style word, position and token-type embeddings); the
 in-process tests build each as a module the way Hugging Face writes it and check the
 synthesised pass through Triton's interpreter, eager-faithful at the strict level.
 """
@@ -100,11 +101,41 @@ class AddViewLayerNorm(torch.nn.Module):
         return (torch.nn.functional.layer_norm((x + y).view((1, 6, 32)), (32,), w, b, 1e-5),)
 
 
+class Embeddings(torch.nn.Module):
+    """BERT/ELECTRA embeddings: word rows by token id, position rows by a slice of the
+    position-id buffer, token-type rows by an expanded id tensor; summed, LayerNorm, dropout."""
+
+    def forward(self, ids: torch.Tensor, word: torch.Tensor, pos_ids: torch.Tensor,
+                pos: torch.Tensor, types: torch.Tensor, type_w: torch.Tensor, w: torch.Tensor,
+                b: torch.Tensor) -> tuple:  # fmt: skip
+        f = torch.nn.functional
+        e = f.embedding(ids, word, 0, None, 2.0, False, False)
+        e = e + f.embedding(types.expand(2, 7), type_w, None, None, 2.0, False, False)
+        e = e + f.embedding(pos_ids[:, :7], pos, None, None, 2.0, False, False)
+        return (f.dropout(f.layer_norm(e, (24,), w, b, 1e-12), 0.1, False, False),)
+
+
+class OffsetPositions(torch.nn.Module):
+    """OPT's learned positions: rows at ``positions + 2`` added to the token embeddings."""
+
+    def forward(self, positions: torch.Tensor, table: torch.Tensor, x: torch.Tensor) -> tuple:
+        return (x + torch.nn.functional.embedding(positions + 2, table),)
+
+
 def _inputs(module: torch.nn.Module, dtype: torch.dtype) -> list[torch.Tensor]:
     g = torch.Generator().manual_seed(0)
 
     def r(*shape: int) -> torch.Tensor:
         return torch.randn(*shape, generator=g).to(dtype)
+
+    def ints(high: int, *shape: int) -> torch.Tensor:
+        return torch.randint(0, high, shape, generator=g)
+
+    if isinstance(module, Embeddings):
+        return [ints(50, 2, 7), r(50, 24), torch.arange(16).reshape(1, 16), r(16, 24),
+                ints(2, 1, 7), r(2, 24), r(24), r(24)]  # fmt: skip
+    if isinstance(module, OffsetPositions):
+        return [ints(10, 3, 5), r(12, 16), r(3, 5, 16)]
 
     if isinstance(module, Rotary):
         q = r(2, 5, 4, 16).transpose(1, 2)  # [B, H, T, D] viewed from [B, T, H, D], as in Llama
@@ -132,8 +163,10 @@ def _synthesise(tmp_path: Path, module: torch.nn.Module, args: list[torch.Tensor
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16],
                          ids=["fp32", "fp16", "bf16"])  # fmt: skip
 @pytest.mark.parametrize(
-    "module", [Rotary(), RotaryRepeatKV(), LlamaRMSNorm(), SwiGLU(), CatParts(), AddViewLayerNorm()],
-    ids=["rotary", "repeat_kv", "llama_rms_norm", "swiglu", "cat_parts", "add_view_layer_norm"])  # fmt: skip
+    "module", [Rotary(), RotaryRepeatKV(), LlamaRMSNorm(), SwiGLU(), CatParts(), AddViewLayerNorm(),
+               Embeddings(), OffsetPositions()],
+    ids=["rotary", "repeat_kv", "llama_rms_norm", "swiglu", "cat_parts", "add_view_layer_norm",
+         "embeddings", "offset_positions"])  # fmt: skip
 def test_heldout_pattern(tmp_path: Path, module: torch.nn.Module, dtype: torch.dtype) -> None:
     args = _inputs(module, dtype)
     pass_dir = _synthesise(tmp_path, module, args)
@@ -169,12 +202,53 @@ def test_repeat_kv_copies_join_the_group_only_when_eager_copies() -> None:
     assert "expand" not in [op.name for op in group.ops.values()]
 
 
+def test_embedding_lookups_and_their_indices_join_one_kernel() -> None:
+    """The three lookups, the views of their integer indices, the adds and the LayerNorm are
+    one group (the trailing eval dropout stays a view); the indices are loaded as integers."""
+    module = Embeddings()
+    group = select(trace_graph(module, _inputs(module, torch.float16)))
+    assert isinstance(group, Group), group
+    names = [op.name for op in group.ops.values()]
+    assert names.count("embedding") == 3 and "layer_norm" in names and "dropout" not in names
+    assert {"expand", "getitem"} <= set(names)
+    kernel = analyse([group])
+    body = "\n".join(line for phase in kernel.phases for line in phase.lines)
+    assert body.count("other=0)") == 3  # ids, token types and position ids: integer loads
+    offsets = select(trace_graph(OffsetPositions(), _inputs(OffsetPositions(), torch.float32)))
+    assert isinstance(offsets, Group) and "positions + 2" in offsets.source.replace("in0", "positions")
+
+
+def test_integer_values_that_are_not_only_indices_stay_out() -> None:
+    """An embedding with max_norm renormalises its weight in place: not fused; an integer
+    offset that is also an output is no index value: eager computes it, the group reads it."""
+    class MaxNorm(torch.nn.Module):
+        def forward(self, ids: torch.Tensor, w: torch.Tensor) -> tuple:
+            return (torch.nn.functional.embedding(ids, w, max_norm=1.0) * 2.0,)
+
+    class IndexAlsoOutput(torch.nn.Module):
+        def forward(self, ids: torch.Tensor, w: torch.Tensor) -> tuple:
+            shifted = ids + 1
+            return (torch.nn.functional.embedding(shifted, w) * 2.0, shifted)
+
+    ids, w = torch.randint(0, 4, (3, 5)), torch.randn(8, 16)
+    traced = trace_graph(MaxNorm(), [ids, w])
+    reasons = [op for op in traced.ops.values() if isinstance(op, str)]
+    assert any("max_norm" in r for r in reasons), reasons
+    traced = trace_graph(IndexAlsoOutput(), [ids, w])
+    group = select(traced)
+    assert isinstance(group, Group), group
+    # the offset is an output, so eager computes it and the group reads it as its indices
+    assert [op.name for op in group.ops.values()] == ["embedding", "mul"]
+    assert [n.name for n in group.inputs][0] == "add"
+
+
 def _size(path: Path) -> int:
     return sum(math.prod(m.shape) for m in load_sample(path).metas)
 
 
 @pytest.mark.parametrize("name", ["fusible_mul_getitem_neg_cat_etc_62a5dd58",
-                                  "fusible_add_to_pow_mean_etc_a27f6bc3"])  # fmt: skip
+                                  "fusible_add_to_pow_mean_etc_a27f6bc3",
+                                  "fusible_gather_expand_embedding_add_etc_611fb7eb"])  # fmt: skip
 def test_heldout_task_gets_a_correct_pass(tmp_path: Path, name: str) -> None:
     """Smallest bfloat16 variant of a held-out task, sandboxed evaluation as passnet synth."""
     task = load_task(HELDOUT / name)

@@ -24,6 +24,7 @@ from passnet.dataset.task import Variant
 from passnet.graph.aliasing import shared_write
 from passnet.graph.sample import load_module, load_sample, materialize
 from passnet.passes.matcher import to_fx
+from passnet.synth.indices import index_nodes, reads_as_index
 from passnet.synth.kernel import Kernel, build
 from passnet.synth.lower import Builder
 from passnet.synth.ops import FLOATS, INTEGERS, Op, classify
@@ -157,13 +158,15 @@ def make_group(traced: Traced, nodes: list[Node]) -> Group | str:
             seen.add(node)
             todo.extend(node.users)
     inputs = list(dict.fromkeys(a for n in nodes for a in _reads(n) if a not in inside))
+    idx = index_nodes(nodes, traced.ops, outputs)
     for a in inputs:
         meta = _meta(a)
         if meta is None:
             return f"it reads the non-tensor value '{a.name}'"
         if meta.dtype not in FLOATS and not (
-            meta.dtype in INTEGERS and all(_reads_as_flag_or_float(traced, u, a)
-                                           for u in a.users if u in inside)
+            meta.dtype in INTEGERS and all(
+                _reads_as_flag_or_float(traced, u, a) or u in idx
+                or reads_as_index(u, a, traced.ops) for u in a.users if u in inside)
         ):  # fmt: skip
             return f"it reads '{a.name}' of dtype {meta.dtype}"
     return Group(traced, nodes, inputs, outputs)
@@ -255,11 +258,15 @@ def analyse(groups: list[Group]) -> Kernel:
         ]  # type: ignore[union-attr]
         shapes.dtypes[inp] = DType(None, j, tuple(m.dtype for m in metas))  # type: ignore[union-attr]
     ops = g0.ops
+    idx = index_nodes(g0.nodes, g0.traced.ops, g0.outputs)  # integer, read only as indices
     for i, node in enumerate(g0.nodes):
         metas = [_meta(g.nodes[i]) for g in groups]
         flag = _is_flag(ops[node]) and node not in g0.outputs  # a bool mask inside the group
-        if any(m is None or (m.dtype not in FLOATS and not flag) for m in metas):
+        allowed = (*FLOATS, *INTEGERS) if node in idx else FLOATS
+        if any(m is None or (m.dtype not in allowed and not flag) for m in metas):
             raise Unfusable(f"'{node.name}' is not a float16/bfloat16/float32 tensor")
+        if node in idx and any(m.dtype is torch.bool for m in metas):  # type: ignore[union-attr]
+            raise Unfusable(f"'{node.name}' indexes with booleans")
         dims = infer_node(shapes, node, ops[node])
         for k, m in enumerate(metas):
             if [d.vals[k] for d in dims] != list(m.shape):  # type: ignore[union-attr]

@@ -24,11 +24,13 @@ import torch
 from torch.fx import Node
 
 from passnet.synth.emit_ops import linear, norm, pointwise, reduce_row
+from passnet.synth.indices import index_nodes
 from passnet.synth.ops import Op
 from passnet.synth.pattern import literal
 from passnet.synth.shapes import Dim, Shapes, Unfusable, merge_trailing, total
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")
+_INT_INFIX = {"add": "+", "sub": "-", "mul": "*"}
 Map = tuple[str, ...]
 
 
@@ -45,6 +47,7 @@ class Builder:
         self.pointers: set[int] = set()
         self.dots = False  # a tl.dot was emitted (emit_ops.linear): blocks of 16 or more
         self.eager_cuda = False  # the kernel follows eager's CUDA arithmetic there (emit_ops)
+        self.index_nodes = index_nodes(nodes, ops, outputs)  # type: ignore[arg-type]
         self.count = 0
         self.start_phase("flat", [])
 
@@ -56,6 +59,7 @@ class Builder:
         self.col_vars: set[str] = {"cols"}
         self.row_vars: set[str] = {"rows"}
         self.values: dict[tuple[Node, Map], str] = {}
+        self.int_values: dict[tuple[Node, Map], str] = {}
         self.first_map: dict[Node, Map] = {}
 
     # -- expressions -------------------------------------------------------------------
@@ -234,14 +238,16 @@ class Builder:
         self.pointers.add(j)
         return name
 
-    def load(self, j: int, m: Map) -> str:
+    def load(self, j: int, m: Map, integer: bool = False) -> str:
+        """Input ``j`` at ``m``, as float32 (``integer``: as stored, for indices)."""
         self.pointers.add(j)
         terms = [f"{tok} * {self.stride(j, d)}" for d, tok in enumerate(m) if tok != "0"]
+        to, other = ("", "0") if integer else (".to(tl.float32)", "0.0")
         if not terms:
-            return self.let(f"tl.load(x{j}).to(tl.float32)")
+            return self.let(f"tl.load(x{j}){to}")
         mask = self.mask(m)
         off = self.let(" + ".join(terms))
-        return self.let(f"tl.load(x{j} + {off}, mask={mask}, other=0.0).to(tl.float32)")
+        return self.let(f"tl.load(x{j} + {off}, mask={mask}, other={other}){to}")
 
     def round(self, value: str, node: Node) -> str:
         dt = self.shapes.dtypes[node]
@@ -260,6 +266,26 @@ class Builder:
             else:
                 self.values[key] = self._compute(node, m)
         return self.values[key]
+
+    def indices(self, node: Node, m: Map) -> str:
+        """An index node (``passnet.synth.indices``) at ``m``, in integers: an input loaded as
+        stored, a view followed to its source, integer add/sub/mul of indices and literals."""
+        key = (node, m)
+        if key in self.int_values:
+            return self.int_values[key]
+        if node in self.index:
+            out = self.load(self.index[node], m, integer=True)
+        elif node not in self.index_nodes:
+            raise Unfusable(f"'{node.name}' is read as indices but is no integer index value")
+        elif (src := self._source(node, m)) is not None:
+            out = self.indices(*src)
+        else:
+            op = self.ops[node]
+            args = [self.indices(a, self.broadcast(m, self.shapes.dims[node], a))
+                    if isinstance(a, Node) else str(int(a)) for a in op.args]  # fmt: skip
+            out = self.let(f"{args[0]} {_INT_INFIX[op.name]} {args[1]}")
+        self.int_values[key] = out
+        return out
 
     def operand(self, a: object, node: Node, m: Map) -> str:
         if isinstance(a, Node):
@@ -284,8 +310,40 @@ class Builder:
             and (op.kind == "reshape" or (op.kind == "id" and op.name == "copy"))
         )
 
-    def _compute(self, node: Node, m: Map) -> str:
+    def _source(self, node: Node, m: Map) -> tuple[Node, Map] | None:
+        """Where a view or a copy (``id``) reads its value at ``m``: its operand and the map
+        there; None for an op that computes."""
         op, dims = self.ops[node], self.shapes.dims[node]
+        x = op.args[0]
+        if op.kind == "id":
+            return x, m
+        if op.kind == "reshape":
+            while self._passable(x):  # reshape(reshape(y)) is one reshape of y
+                x = self.ops[x].args[0]
+            return x, self.reshape(m, dims, self.shapes.dims[x])
+        if op.kind == "permute":
+            src = ["0"] * len(m)
+            for i, p in enumerate(op.attrs["perm"]):
+                src[p] = m[i]
+            return x, tuple(src)
+        if op.kind == "getitem":
+            return x, self.index_map(m, op, self.shapes.dims[x])
+        if op.kind == "expand":  # new leading dims dropped, broadcast dims at 0
+            src_dims = self.shapes.dims[x]
+            k = len(m) - len(src_dims)
+            return x, tuple("0" if d.all_one() and not dims[k + i].all_one()
+                            else m[k + i] for i, d in enumerate(src_dims))  # fmt: skip
+        if op.kind == "unsqueeze":
+            d = op.attrs["dim"]
+            return x, m[:d] + m[d + 1 :]
+        if op.kind == "squeeze":
+            d = op.attrs["dim"]
+            same = len(self.shapes.dims[x]) == len(dims)
+            return x, m if same else m[:d] + ("0",) + m[d:]
+        return None
+
+    def _compute(self, node: Node, m: Map) -> str:
+        op = self.ops[node]
         x = op.args[0]
         if op.kind == "pw" and op.name == "const":  # torch.tensor(v, dtype): v as eager rounds it
             return literal(float(torch.tensor(op.args[0], dtype=op.attrs["dtype"])))
@@ -297,35 +355,14 @@ class Builder:
             return self.round(pointwise(self, op, args), node)
         if op.kind == "cast" and op.attrs.get("dtype") is torch.bool:  # a flag: 1.0 or 0.0
             return self.let(f"tl.where({self.value(x, m)} != 0.0, 1.0, 0.0)")
-        if op.kind == "id":
-            return self.value(x, m)
+        if (src := self._source(node, m)) is not None:
+            return self.value(*src)
         if op.kind == "cast":
             return self.round(self.value(x, m), node)
-        if op.kind == "reshape":
-            while self._passable(x):  # reshape(reshape(y)) is one reshape of y
-                x = self.ops[x].args[0]
-            return self.value(x, self.reshape(m, dims, self.shapes.dims[x]))
-        if op.kind == "permute":
-            src = ["0"] * len(m)
-            for i, p in enumerate(op.attrs["perm"]):
-                src[p] = m[i]
-            return self.value(x, tuple(src))
-        if op.kind == "getitem":
-            return self.value(x, self.index_map(m, op, self.shapes.dims[x]))
         if op.kind == "cat":
             return self.cat(op, m)
-        if op.kind == "expand":  # new leading dims dropped, broadcast dims at 0
-            src = self.shapes.dims[x]
-            k = len(m) - len(src)
-            return self.value(x, tuple("0" if d.all_one() and not dims[k + i].all_one()
-                                       else m[k + i] for i, d in enumerate(src)))  # fmt: skip
-        if op.kind == "unsqueeze":
-            d = op.attrs["dim"]
-            return self.value(x, m[:d] + m[d + 1 :])
-        if op.kind == "squeeze":
-            d = op.attrs["dim"]
-            same = len(self.shapes.dims[x]) == len(dims)
-            return self.value(x, m if same else m[:d] + ("0",) + m[d:])
+        if op.kind == "gather":  # embedding: the weight's row named by the index at m[:-1]
+            return self.value(x, (self.indices(op.args[1], m[:-1]), m[-1]))
         if op.kind == "bn":
             if not self.shapes.equal(self.shapes.dims[op.args[1]][0], self.shapes.dims[x][1]):
                 raise Unfusable("batch_norm statistics of another size than the channels")

@@ -5,7 +5,7 @@ literals bound by name (positional and keyword spellings of one call look the sa
 Kinds: ``pw`` (pointwise, broadcasting), ``cast`` (dtype change), ``id`` (same values: dropout
 in eval, contiguous, zero padding), ``bn`` (eval batch norm, per channel), ``ln``/``gn``/
 ``softmax``/``mean``/``sum`` (reductions over the last dim), ``linear`` (a ``tl.dot`` of the
-row with the weight); views, getitem, cat and constant fills are classified in
+row with the weight), ``gather`` (an embedding lookup, :mod:`passnet.synth.indices`); views, getitem, cat and constant fills are classified in
 :mod:`passnet.synth.ops_shape`. The :class:`Op` record and the argument binding live in
 :mod:`passnet.synth.op_model` (re-exported here).
 """
@@ -175,12 +175,32 @@ def _special(key: str, node: Node, rank: int) -> Op | str | None:  # noqa: C901 
         ):
             return "linear with unexpected arguments"
         return Op("linear", "linear", [b["input"], b["weight"], b["bias"]])
+    if key in (_F + "embedding", "torch.embedding"):
+        return _embedding(key, node)
     if key == _F + "pad":
         b = bind(node, ["input", "pad", "mode", "value"], {"mode": "constant", "value": None})
         if b is None or b["mode"] != "constant" or any(p != 0 for p in b["pad"]):
             return "pad with non-zero padding"
         return Op("id", "copy", [b["input"]])
     return _reduction(key, node, rank)
+
+
+def _embedding(key: str, node: Node) -> Op | str:
+    """A lookup of weight rows by integer indices (``gather``: weight first, then indices);
+    ``padding_idx`` only matters to the gradient, ``max_norm`` rewrites the weight in place."""
+    if key == "torch.embedding":
+        b = bind(node, ["weight", "input", "padding_idx", "scale_grad_by_freq", "sparse"],
+                 {"padding_idx": -1, "scale_grad_by_freq": False, "sparse": False})  # fmt: skip
+    else:
+        b = bind(node, ["input", "weight", "padding_idx", "max_norm", "norm_type",
+                        "scale_grad_by_freq", "sparse"],
+                 {"padding_idx": None, "max_norm": None, "norm_type": 2.0,
+                  "scale_grad_by_freq": False, "sparse": False})  # fmt: skip
+    if b is None or b.get("max_norm") is not None:
+        return "embedding with max_norm (it renormalises the weight in place)"
+    if not isinstance(b["weight"], Node) or not isinstance(b["input"], Node):
+        return "embedding of a constant"
+    return Op("gather", "embedding", [b["weight"], b["input"]])
 
 
 def _trailing(dim: Any, rank: int) -> int | None:

@@ -305,6 +305,10 @@ def infer_node(shapes: Shapes, node: Node, op: Op) -> list[Dim]:
         ):
             raise Unfusable("linear's bias is not one value per output feature")
         return x[:-1] + [w[0]]
+    if kind == "gather":  # embedding: one weight row per index
+        if len(x) != 2:
+            raise Unfusable("embedding's weight is not [rows, features]")
+        return list(shapes.dims[op.args[1]]) + [x[1]]
     if kind in ("cast", "id", "bn", "gn", "softmax"):
         return list(x)
     if kind in ("mean", "sum"):  # over the last ``dims`` dims
