@@ -154,6 +154,14 @@ def test_suite_table_script_puts_runs_side_by_side(tmp_path):
     assert "b inductor: G-mean 0.500x over 3 correct of 3 measured variants" in out
     missing = subprocess.run(cmd[:2] + [str(tmp_path / "none.db")], capture_output=True, text=True)
     assert missing.returncode != 0 and "no results store" in missing.stderr
+    out = subprocess.run(cmd[:3] + ["--suite", str(suite), "--by-dtype"], capture_output=True,
+                         text=True, check=True).stdout  # fmt: skip
+    lines = {ln.split("|")[1].strip(): ln for ln in out.splitlines() if ln.startswith("| `")}
+    assert "| 2/2 | 2.00 / 0.50 / - |" in lines["`task_a`"]  # per dtype: f32 / f16 / bf16
+    assert "| 0/1 | - / - / x |" in lines["`task_b`"]  # its one variant incorrect
+    assert ("a inductor: float32 G-mean 2.000x (1 correct), not faster than eager on 0 of 1 "
+            "tasks; float16 G-mean 0.500x (1 correct), not faster than eager on 1 of 1 tasks; "
+            "bfloat16 G-mean - (0 correct), not faster than eager on 1 of 1 tasks") in out
 
 
 def test_interpreter_timings_never_reach_the_speedup_columns(tmp_path):
