@@ -242,6 +242,49 @@ def test_integer_values_that_are_not_only_indices_stay_out() -> None:
     assert [n.name for n in group.inputs][0] == "add"
 
 
+class OffsetPositionsMoved(torch.nn.Module):
+    """OPT's decoder input: the position rows moved ``.to(x.device)`` (a call the synthesizer
+    does not fuse) between the offset lookup and the residual add + LayerNorm."""
+
+    def forward(self, positions: torch.Tensor, table: torch.Tensor, x: torch.Tensor,
+                w: torch.Tensor, b: torch.Tensor) -> tuple:  # fmt: skip
+        pos = torch.nn.functional.embedding(positions + 2, table).to(x.device)
+        h = x + pos
+        return (h, torch.nn.functional.layer_norm(h, (16,), w, b, 1e-5))
+
+
+@pytest.mark.skipif(not INTERPRETED, reason="runs Triton kernels in process: TRITON_INTERPRET=1")
+def test_ops_left_by_the_first_group_become_a_second_rule(tmp_path: Path) -> None:
+    """Two runs of fusible ops on either side of an op the synthesizer leaves to eager: a
+    group each, the larger first, both rules fire on the graph and the result stays exact."""
+    from passnet.passes.loader import write_pass_dir
+    from passnet.synth.graph import select_all
+
+    module = OffsetPositionsMoved()
+    g = torch.Generator().manual_seed(0)
+    args = [torch.randint(0, 10, (3, 5), generator=g), torch.randn(12, 16, generator=g),
+            torch.randn(3, 5, 16, generator=g), torch.randn(16, generator=g),
+            torch.randn(16, generator=g)]  # fmt: skip
+    groups = select_all(trace_graph(module, args))
+    assert isinstance(groups, list), groups
+    assert [[op.name for op in gr.ops.values()] for gr in groups] == [
+        ["add", "embedding"], ["add", "layer_norm"]]  # fmt: skip
+    assert not set(groups[0].nodes) & set(groups[1].nodes)
+    rules = [(f"synth_test_{k}", module_source("test", f"synth_test_{k}", analyse([gr]),
+                                               gr.source, len(gr.inputs)))
+             for k, gr in enumerate(groups)]  # fmt: skip
+    write_pass_dir(tmp_path / "pass", rules)
+    gm = to_fx(module)
+    assert apply_passes(gm, load_pass_dir(tmp_path / "pass")).total == 2
+    with torch.no_grad():
+        cmp = compare_outputs(list(gm(*args)), list(module(*args)))
+    assert cmp.tightest_passing_t is not None and cmp.tightest_passing_t <= STRICT_T, cmp
+    traced = trace_graph(LlamaRMSNorm(), _inputs(LlamaRMSNorm(), torch.float32))
+    single, only = select(traced), select_all(traced)  # one group: the same as select's
+    assert isinstance(single, Group) and isinstance(only, list) and len(only) == 1
+    assert only[0].nodes == single.nodes
+
+
 def _size(path: Path) -> int:
     return sum(math.prod(m.shape) for m in load_sample(path).metas)
 

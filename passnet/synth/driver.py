@@ -1,7 +1,8 @@
 """Synthesize, write and verify one pass folder per task; report why a task was skipped.
 
-For each task: trace every variant, choose each variant's group, merge variants whose
-patterns read the same (one rule module per distinct pattern, largest first), lower each to a
+For each task: trace every variant, choose each variant's groups (the best one, then the best
+among the ops left, ...), merge groups whose patterns read the same (one rule module per
+distinct pattern, largest first), lower each to a
 kernel checked against all of its variants, write the folder, run the static policy, then
 ``evaluate_task``. A pass is kept only if every variant is correct at the strict tolerance
 ``STRICT_T`` (and, on CUDA, faster than eager in geometric mean); otherwise the folder moves
@@ -25,7 +26,7 @@ from passnet.dataset.task import GRAPH_LIST, Task, load_task
 from passnet.evaluation.candidates.synth import KEEP
 from passnet.passes.loader import write_pass_dir
 from passnet.synth.emit import Tuning, module_source
-from passnet.synth.graph import Group, analyse, rank_of, select, trace_variant
+from passnet.synth.graph import Group, analyse, rank_of, select_all, trace_variant
 from passnet.synth.shapes import Unfusable
 
 STRICT_T = -4
@@ -179,13 +180,13 @@ def _synthesize(task: Task, folder: Path, result: SynthResult, device: str, veri
                 parameters: Parameters | None, tune: bool) -> None:  # fmt: skip
     from passnet.integrity.policy import check_pass_dir
 
-    groups = []
+    groups: list[Group] = []
     for variant in task.variants:
-        group = select(trace_variant(variant, noop_copies=result.keep == "win"))
-        if isinstance(group, str):
-            result.reason = group if not groups else f"{variant.graph}: {group}"
+        found = select_all(trace_variant(variant, noop_copies=result.keep == "win"))
+        if isinstance(found, str):
+            result.reason = found if not groups else f"{variant.graph}: {found}"
             return
-        groups.append(group)
+        groups += found
     tuning = None
     if tune and verify and device.startswith("cuda"):
         from passnet.synth.tune import tune as search

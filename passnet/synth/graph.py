@@ -6,8 +6,9 @@ compute node is classified (:func:`passnet.synth.ops.classify`); candidate group
 consecutive supported nodes in graph order, so an unsupported leading op (conv2d, linear,
 attention) stays outside and its result becomes a pattern input, and an unsupported tail
 (pooling, argmax) reads the group's output. Trailing pure views stay outside too: eager runs
-them as views anyway, and so do views of inputs that only leave the group. The largest candidate (most kernels eager would launch) that lowers to
-one kernel wins.
+them as views anyway, and so do views of inputs that only leave the group. The largest
+candidate (most kernels eager would launch) that lowers to one kernel wins; the ops left are
+searched again for the next group (``select_all``), each group a rule of the pass.
 """
 
 from __future__ import annotations
@@ -299,6 +300,27 @@ NO_KERNEL = (
     "nothing to fuse: eager launches no kernel for these ops (views, and contiguous() "
     "of tensors that are contiguous already)"
 )
+
+
+TAKEN = "taken by a larger group of this pass"
+
+
+def select_all(traced: Traced) -> list[Group] | str:
+    """Every group of one variant, best first: the best group (``select``), then the best
+    among the ops left, and so on, each a rule of the pass (disjoint: a rule's nodes are
+    outside the later ones'). The reason ``select`` gives when there is not even one."""
+    first = select(traced)
+    if isinstance(first, str):
+        return first
+    groups = [first]
+    rest = Traced(traced.variant, traced.gm, dict(traced.ops))
+    while True:
+        for node in groups[-1].nodes:
+            rest.ops[node] = TAKEN
+        more = select(rest)
+        if isinstance(more, str):
+            return groups
+        groups.append(Group(traced, more.nodes, more.inputs, more.outputs))
 
 
 def select(traced: Traced) -> Group | str:
