@@ -12,6 +12,7 @@ import socket
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -201,6 +202,9 @@ def test_kill_9_then_rerun_loses_nothing_and_measures_nothing_twice(suite, refer
     again = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert again.returncode == 0, again.stdout + again.stderr
     assert f"{len(before)} already done" in again.stdout
+    for d in Path(tempfile.gettempdir()).glob("passnet-worker-*"):  # swept by the rerun
+        owner = d / ".passnet-driver"
+        assert not (owner.is_file() and owner.read_text().split()[0] == str(proc.pid)), d
     assert "worker time" in again.stdout and "build" in again.stdout
     if Path("/proc/stat").exists():
         assert "host CPU steal while evaluating: mean" in again.stdout + again.stderr

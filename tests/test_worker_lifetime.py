@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -373,3 +374,41 @@ def test_workers_outlive_the_thread_that_asked_and_keep_its_cpus(
     finally:
         worker.discard()
     assert not Path(worker.tmpdir).exists()
+
+
+def test_folders_of_dead_drivers_are_swept_and_no_others(tmp_path: Path) -> None:
+    """A driver killed outright leaves its workers' folders behind (their guardian threads die
+    with them); the next driver's first worker removes those, never a live driver's, one that
+    names no driver, a link, or another name."""
+    from passnet.evaluation import lifetime
+
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    parent = os.getppid()
+
+    def folder(name: str, owner: str | None) -> Path:
+        d = tmp_path / f"passnet-worker-{name}"
+        d.mkdir()
+        (d / "worker.log").write_text("")
+        if owner is not None:
+            (d / lifetime.DRIVER_FILE).write_text(owner)
+        return d
+
+    gone = folder("gone", f"{dead.pid} \n")
+    reused = folder("reused", f"{parent} 1\n")  # the pid is alive but started at another time
+    live = folder("live", f"{parent} {lifetime._start_time(parent) or ''}\n")
+    mine = folder("mine", f"{os.getpid()} \n")
+    unnamed = folder("unnamed", None)
+    garbled = folder("garbled", "not a pid\n")
+    (tmp_path / "passnet-worker-link").symlink_to(gone)
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    (other / lifetime.DRIVER_FILE).write_text(f"{dead.pid} \n")
+    removed = lifetime.sweep_orphans(str(tmp_path))
+    assert sorted(removed) == sorted([str(gone), str(reused)])
+    assert all(d.is_dir() for d in (live, mine, unnamed, garbled, other))
+    made = Path(lifetime.worker_dir())  # a real one names this process
+    try:
+        assert (made / lifetime.DRIVER_FILE).read_text().split()[0] == str(os.getpid())
+    finally:
+        shutil.rmtree(made)

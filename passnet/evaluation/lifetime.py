@@ -37,10 +37,12 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
+from pathlib import Path
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -254,6 +256,44 @@ def _guard(
 
 
 # -- the driver's side ---------------------------------------------------------------------
+
+DRIVER_FILE = ".passnet-driver"
+_SWEPT: list[int] = []  # the pids of the processes that have swept (a fork sweeps again)
+
+
+def worker_dir() -> str:
+    """A new private folder for a worker, naming this process (pid and start time) as its
+    driver. The first call of a process also removes the folders of drivers that died without
+    removing them (``sweep_orphans``)."""
+    if os.getpid() not in _SWEPT:
+        _SWEPT.append(os.getpid())
+        sweep_orphans()
+    tmpdir = tempfile.mkdtemp(prefix=_PREFIX)
+    me = os.getpid()
+    Path(tmpdir, DRIVER_FILE).write_text(f"{me} {_start_time(me) or ''}\n", encoding="utf-8")
+    return tmpdir
+
+
+def sweep_orphans(root: str | None = None) -> list[str]:
+    """Remove the worker folders under ``root`` (the temp dir) whose driver is gone: a driver
+    killed outright (kill -9, the OOM killer) takes its workers with it through their
+    parent-death signal, and with them the guardian threads that would have removed their
+    folders. Only this user's real folders that name a driver are touched; one whose driver
+    lives (or whose pid a new process holds) is kept. Returns what was removed."""
+    removed = []
+    for path in Path(root or tempfile.gettempdir()).glob(f"{_PREFIX}*"):
+        try:
+            if path.is_symlink() or not path.is_dir() or path.stat().st_uid != os.getuid():
+                continue
+            pid_text, _, start = (path / DRIVER_FILE).read_text(encoding="utf-8").partition(" ")
+            pid = int(pid_text)
+        except (OSError, ValueError):
+            continue
+        if pid != os.getpid() and not _alive(pid, start.strip() or None):
+            _remove(str(path))
+            removed.append(str(path))
+    return removed
+
 
 _SPAWNER: tuple[int, queue.SimpleQueue] | None = None
 _SPAWNER_LOCK = threading.Lock()

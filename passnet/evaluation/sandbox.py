@@ -32,7 +32,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -246,7 +245,7 @@ def _spawn(key: _Key) -> _Worker:
     argv += ["--device", device, "--memory-limit", str(memory_limit or 0)]
     argv += ["--isolate-network"] if isolate_network else []
     argv += ["--cpus", ",".join(map(str, sorted(cpus)))] if cpus else []
-    tmpdir = tempfile.mkdtemp(prefix="passnet-worker-")
+    tmpdir = lifetime.worker_dir()
     if trusted:
         share_compile_tmp(tmpdir)
     read_fd, write_fd = os.pipe()
@@ -278,7 +277,7 @@ def _fork(key: _Key, warm: bool = False) -> _Worker | None:
     ``warm``: it makes its device's context before it waits for its request."""
     device, role, memory_limit, isolate_network, cpus = key
     trusted = role != "pass"
-    tmpdir = tempfile.mkdtemp(prefix="passnet-worker-")
+    tmpdir = lifetime.worker_dir()
     if trusted:
         share_compile_tmp(tmpdir)
     read_fd, write_fd = os.pipe()
