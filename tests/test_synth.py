@@ -338,6 +338,22 @@ class GlobalPool(torch.nn.Module):
         return ((x - s).relu(), (x + y).sum([-2, -1]))
 
 
+class LayerWeight(torch.nn.Module):
+    """torch_geometric's LightGCN: a layer's sum scaled by one element of a weight buffer
+    (``alpha[3]``, a fixed element: one scalar load, which no block mask may guard)."""
+
+    def forward(self, s: torch.Tensor, alpha: torch.Tensor, a: torch.Tensor) -> tuple:
+        return (a + s * alpha[3],)
+
+
+class LayerWeightRow(LayerWeight):
+    """The same element read in a row kernel."""
+
+    def forward(self, s: torch.Tensor, alpha: torch.Tensor, a: torch.Tensor) -> tuple:
+        h = a + s * alpha[3]
+        return (h, (h * alpha[1]).sum(dim=-1))
+
+
 def _inputs(module: torch.nn.Module, dtype: torch.dtype) -> list[torch.Tensor]:
     g = torch.Generator().manual_seed(0)
 
@@ -364,6 +380,8 @@ def _inputs(module: torch.nn.Module, dtype: torch.dtype) -> list[torch.Tensor]:
         return [r(2, 5, 48), r(32, 48) / 8, r(32), r(2, 5, 32)]
     if isinstance(module, NormLinear):
         return [r(3, 7, 32), r(32), r(32, 32) / 8, r(32, 32) / 8, r(32)]
+    if isinstance(module, LayerWeight):
+        return [r(6, 16), r(5), r(6, 16)]
     if isinstance(module, MaskedSoftmax):
         return [r(2, 3, 9, 40), (torch.rand(2, 1, 1, 40, generator=g) > 0.3).to(dtype) * -1e4]
     return [r(2, 24, 10), r(24), r(24)]
@@ -374,10 +392,10 @@ def _inputs(module: torch.nn.Module, dtype: torch.dtype) -> list[torch.Tensor]:
 @pytest.mark.parametrize(
     "module", [RMSNorm(), Activations(), MaskedSoftmax(), TransposedInput(), Slices(),
                LinearGelu(), NormLinear(), InplaceRelu(), ExtendedMask(), CnnGates(),
-               ShapesOfOthers(), Fills(), GlobalPool()],
+               ShapesOfOthers(), Fills(), GlobalPool(), LayerWeight(), LayerWeightRow()],
     ids=["rms_norm", "activations", "masked_softmax", "transposed_input", "slices",
          "linear_gelu", "norm_linear", "inplace_relu", "extended_mask", "cnn_gates",
-         "shapes_of_others", "fills", "global_pool"])
+         "shapes_of_others", "fills", "global_pool", "layer_weight", "layer_weight_row"])
 def test_ops_outside_the_suite(tmp_path: Path, module: torch.nn.Module, dtype: torch.dtype) -> None:
     args = _inputs(module, dtype)
     group = select(trace_graph(module, args))

@@ -57,7 +57,7 @@ class Builder:
         self.lines: list[str] = []
         self.exprs: dict[str, str] = {}
         self.col_vars: set[str] = {"cols"}
-        self.row_vars: set[str] = {"rows"}
+        self.row_vars: set[str] = {"rows", "offs"}  # offs: a flat phase's element index
         self.values: dict[tuple[Node, Map], str] = {}
         self.int_values: dict[tuple[Node, Map], str] = {}
         self.first_map: dict[Node, Map] = {}
@@ -245,8 +245,10 @@ class Builder:
         to, other = ("", "0") if integer else (".to(tl.float32)", "0.0")
         if not terms:
             return self.let(f"tl.load(x{j}){to}")
-        mask = self.mask(m)
         off = self.let(" + ".join(terms))
+        if not any(t in self.row_vars or t in self.col_vars for t in m):
+            return self.let(f"tl.load(x{j} + {off}){to}")  # one fixed element: x[3]
+        mask = self.mask(m)
         return self.let(f"tl.load(x{j} + {off}, mask={mask}, other={other}){to}")
 
     def round(self, value: str, node: Node) -> str:
