@@ -119,7 +119,7 @@ def measure_pool(args: argparse.Namespace, pool: list[str]) -> str | None:
 def measures(args: argparse.Namespace, run: str) -> list:
     """Per-task eager and Inductor results of the pool run, as curation measures."""
     from passnet.dataset.catalog import Catalog
-    from passnet.dataset.curation import TaskMeasure, eager_work
+    from passnet.dataset.curation import TaskMeasure
     from passnet.reports.leaderboard import build_leaderboard
     from passnet.runner.store import Store
 
@@ -130,13 +130,24 @@ def measures(args: argparse.Namespace, run: str) -> list:
     with Catalog(Path(args.work)) as cat:
         for task in sorted(inductor.task_sizes):
             variants = cat.rows("SELECT hash, family FROM task_variants WHERE task = ?", (task,))
-            working = all(eager_work(cat.sample_path(v["hash"])) > 0 for v in variants)
+            working = all(_works(cat.sample_path(v["hash"]), args.device) for v in variants)
             out.append(TaskMeasure(
                 task, tuple(v["family"] for v in variants), inductor.task_sizes[task],
                 tuple(inductor.task_speedups.get(task, ())),
                 len(eager.task_speedups.get(task, ())), working,
             ))  # fmt: skip
     return out
+
+
+def _works(path: Path, device: str) -> bool:
+    """Whether the sample computes something eagerly; one that cannot run is not eligible."""
+    from passnet.dataset.curation import eager_work
+
+    try:
+        return eager_work(path, device) > 0
+    except Exception as e:  # noqa: BLE001 - a broken sample is a reason, said, not a crash
+        print(f"  {path.name}: cannot run eagerly on {device}: {type(e).__name__}: {e}")
+        return False
 
 
 def choose_and_export(args: argparse.Namespace, run: str, t0: float) -> None:
@@ -186,8 +197,12 @@ def main() -> int:
     parser.add_argument("--work", default="/tmp/passnet-suite-work", help="dataset folder")
     parser.add_argument("--out", default=str(ROOT / "examples" / "suite"), help="suite folder")
     parser.add_argument("--store", default=None, help="results store [WORK/curation.db]")
-    parser.add_argument("--stage", choices=("capture", "pool", "all"), default="all",
-                        help="stop after capturing, after exporting the pool, or build it all")
+    parser.add_argument(
+        "--stage",
+        choices=("capture", "pool", "all"),
+        default="all",
+        help="stop after capturing, after exporting the pool, or build it all",
+    )
     parser.add_argument("--device", default="cpu", help="kernel counts and curation: cpu, cuda")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--models", default=",".join(SUITE_MODELS), help="zoo names, commas")

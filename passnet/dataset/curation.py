@@ -113,11 +113,12 @@ def longtail_share(measures: Iterable[TaskMeasure]) -> tuple[int, int]:
     return sum(m.inductor_loses for m in measured), len(measured)
 
 
-def eager_work(path: Path | str) -> int:
-    """Computing aten ops of one eager call of a sample as materialised (its recorded layouts):
-    0 means a timing of it would time an empty call."""
+def eager_work(path: Path | str, device: str = "cpu") -> int:
+    """Computing aten ops of one eager call of a sample as materialised on ``device`` (its
+    recorded layouts): 0 means a timing of it would time an empty call."""
     from passnet.dataset.kernels import eager_launches
     from passnet.graph.sample import load_module, load_sample, materialize
 
     sample = load_sample(path)
-    return eager_launches(load_module(sample, "cpu"), list(materialize(sample, device="cpu")))
+    module = load_module(sample, device)
+    return eager_launches(module, list(materialize(sample, device=device)))
