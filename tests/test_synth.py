@@ -416,6 +416,36 @@ def test_ops_outside_the_suite(tmp_path: Path, module: torch.nn.Module, dtype: t
     assert cmp.tightest_passing_t is not None and cmp.tightest_passing_t <= STRICT_T, cmp
 
 
+class InfiniteStatistics(torch.nn.Module):
+    """A float16 batch norm whose running_var overflowed to inf (mmpose's RSN: 1.2e6 in
+    float32), and sigmoid at +-inf: eager gives the bias, and 1 and 0."""
+
+    def forward(self, x: torch.Tensor, mean: torch.Tensor, var: torch.Tensor, w: torch.Tensor,
+                b: torch.Tensor, y: torch.Tensor) -> tuple:  # fmt: skip
+        f = torch.nn.functional
+        return (f.relu(f.batch_norm(x, mean, var, w, b, False, 0.1, 1e-5)), torch.sigmoid(y) * 2.0)
+
+
+@pytest.mark.skipif(not INTERPRETED, reason="runs Triton kernels in process: TRITON_INTERPRET=1")
+def test_infinite_statistics_give_what_eager_gives(tmp_path: Path) -> None:
+    g = torch.Generator().manual_seed(0)
+    inf = float("inf")
+    args = [torch.randn(2, 4, 3, 3, generator=g), torch.randn(4, generator=g),
+            torch.tensor([1.0, inf, 2.0, inf]), torch.randn(4, generator=g),
+            torch.randn(4, generator=g), torch.tensor([inf, -inf, 0.5, 3.0])]  # fmt: skip
+    args = [a.half() for a in args]
+    module = InfiniteStatistics()
+    group = select(trace_graph(module, args))
+    assert isinstance(group, Group), group
+    source = module_source("test", "synth_test_0", analyse([group]), group.source,
+                           len(group.inputs))  # fmt: skip
+    gm = to_fx(module)
+    assert apply_passes(gm, load_pass_dir(one_rule_pass(tmp_path, source))).total == 1
+    with torch.no_grad():
+        for out, ref in zip(gm(*args), module(*args), strict=True):
+            assert not out.isnan().any() and torch.equal(out, ref), (out, ref)
+
+
 def test_a_linear_too_large_for_one_weight_tile_is_left_to_the_gemm() -> None:
     class Mlp(torch.nn.Module):
         def forward(self, x: torch.Tensor, w: torch.Tensor) -> tuple:

@@ -72,7 +72,7 @@ def pointwise(b: Builder, op: Op, args: list[str]) -> str:
     if name == "silu":
         return b.let(f"tl.math.div_rn({a}, 1.0 + tl.exp(-{a}))")
     if name == "sigmoid":
-        return b.let(f"tl.math.div_rn(1.0 + 0.0 * {a}, 1.0 + tl.exp(-{a}))")
+        return b.let(f"tl.math.div_rn({_ones(b, a)}, 1.0 + tl.exp(-{a}))")
     if name == "tanh":
         return _tanh(b, a)
     if name == "exp":
@@ -101,10 +101,17 @@ def pointwise(b: Builder, op: Op, args: list[str]) -> str:
     raise ValueError(f"no Triton template for {name}")
 
 
+def _ones(b: Builder, like: str) -> str:
+    """1.0 in the shape of ``like`` (``div_rn`` wants tensors), without arithmetic on it:
+    ``1.0 + 0.0 * like`` is NaN where ``like`` is infinite (a float16 running_var beyond
+    65504 made a batch norm NaN where eager gives the bias; sigmoid(inf) NaN, not 1)."""
+    return b.let(f"tl.where({like} == {like}, 1.0, 1.0)")
+
+
 def norm(b: Builder, op: Op, x: str, params: list[str | None]) -> str:
     """Eval-mode batch norm: (x - mean) / sqrt(var + eps) * weight + bias, per channel."""
     mean, var, weight, bias = params
-    inv = b.let(f"tl.math.div_rn(1.0 + 0.0 * {var}, tl.math.sqrt_rn({var} + {op.attrs['eps']!r}))")
+    inv = b.let(f"tl.math.div_rn({_ones(b, var)}, tl.math.sqrt_rn({var} + {op.attrs['eps']!r}))")
     return _affine(b, b.let(f"{x} - {mean}"), inv, weight, bias)
 
 
