@@ -17,15 +17,13 @@ from typing import TYPE_CHECKING
 
 from torch.fx import Node
 
+from passnet.synth.op_model import INFIX
 from passnet.synth.ops import Op
 from passnet.synth.pattern import literal
 from passnet.synth.shapes import Dim, Unfusable
 
 if TYPE_CHECKING:
     from passnet.synth.lower import Builder
-
-_INFIX = {"add": "+", "sub": "-", "mul": "*"}
-
 
 def _tanh(b: Builder, a: str) -> str:
     e = b.let(f"tl.exp(-2.0 * tl.abs({a}))")
@@ -54,8 +52,8 @@ def _pow(b: Builder, a: str, c: float) -> str:
 def pointwise(b: Builder, op: Op, args: list[str]) -> str:
     """The op applied to already computed float32 operands."""
     name, a = op.name, args[0]
-    if name in _INFIX:
-        return b.let(f"{a} {_INFIX[name]} {args[1]}")
+    if name in INFIX:
+        return b.let(f"{a} {INFIX[name]} {args[1]}")
     if name == "div":
         tensors = all(isinstance(x, Node) for x in op.args)
         return b.let(f"tl.math.div_rn({a}, {args[1]})" if tensors else f"{a} / {args[1]}")

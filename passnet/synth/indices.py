@@ -13,9 +13,7 @@ from __future__ import annotations
 
 from torch.fx import Node
 
-from passnet.synth.op_model import VIEWS, Op, scalar
-
-INDEX_ARITHMETIC = ("add", "sub", "mul")
+from passnet.synth.op_model import INFIX, VIEWS, Op, scalar
 
 
 def _index_capable(op: Op) -> bool:
@@ -25,7 +23,7 @@ def _index_capable(op: Op) -> bool:
         return True
     return (
         op.kind == "pw"
-        and op.name in INDEX_ARITHMETIC
+        and op.name in INFIX  # exact on integers, as lower.Builder.indices writes them
         and all(isinstance(a, Node) or (scalar(a) and float(a).is_integer()) for a in op.args)
     )
 

@@ -25,12 +25,12 @@ from torch.fx import Node
 
 from passnet.synth.emit_ops import linear, norm, pointwise, reduce_row
 from passnet.synth.indices import index_nodes
+from passnet.synth.op_model import INFIX
 from passnet.synth.ops import Op
 from passnet.synth.pattern import literal
 from passnet.synth.shapes import Dim, Shapes, Unfusable, merge_trailing, total
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")
-_INT_INFIX = {"add": "+", "sub": "-", "mul": "*"}
 Map = tuple[str, ...]
 
 
@@ -285,7 +285,7 @@ class Builder:
             op = self.ops[node]
             args = [self.indices(a, self.broadcast(m, self.shapes.dims[node], a))
                     if isinstance(a, Node) else str(int(a)) for a in op.args]  # fmt: skip
-            out = self.let(f"{args[0]} {_INT_INFIX[op.name]} {args[1]}")
+            out = self.let(f"{args[0]} {INFIX[op.name]} {args[1]}")
         self.int_values[key] = out
         return out
 

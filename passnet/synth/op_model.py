@@ -18,6 +18,7 @@ INTEGERS = (torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch
 REDUCTIONS = frozenset({"ln", "gn", "softmax", "mean", "sum"})
 ROW_OPS = REDUCTIONS | {"linear"}  # ops that need the row mode's [BLOCK_M, BLOCK_N] tiles
 VIEWS = frozenset({"reshape", "permute", "unsqueeze", "squeeze", "getitem", "expand"})
+INFIX = {"add": "+", "sub": "-", "mul": "*"}  # pointwise ops written as Python operators
 _F = "torch.nn.functional."
 
 
