@@ -17,8 +17,8 @@ import json
 import math
 from pathlib import Path
 
-from passnet.core.results import Status, VariantResult
-from passnet.reports.leaderboard import Row, build_leaderboard, short_label
+from passnet.core.results import VariantResult
+from passnet.reports.leaderboard import Row, build_leaderboard, counted_speedup, short_label
 from passnet.runner.store import Store
 from passnet.scores.metrics import gmean
 
@@ -47,8 +47,8 @@ def dtype_speedups(spec: str) -> dict[str, dict[tuple[str, str], list[float]]]:
             v = VariantResult.model_validate_json(m["result_json"])
             col = out.setdefault(f"{label} {short_label(m['candidate'])}".strip(), {})
             cell = col.setdefault((m["task"], m["dtype"]), [])
-            if v.status is Status.OK and v.speedup and v.timing_meaningful:
-                cell.append(v.speedup)
+            if (speedup := counted_speedup(v)) is not None:
+                cell.append(speedup)
     return out
 
 

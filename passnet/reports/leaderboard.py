@@ -181,6 +181,12 @@ def _inductor_speedups(store: Store, run_id: str, ms: list[dict]) -> dict[str, t
     return {**store.baseline_speedups(missing, ind), **own} if missing else own
 
 
+def counted_speedup(v: VariantResult) -> float | None:
+    """The variant's speedup as the speedup columns count it: correct and timed for real (an
+    interpreter's timing has no speed); None otherwise."""
+    return v.speedup if v.status is Status.OK and v.speedup and v.timing_meaningful else None
+
+
 def _row(
     run_id: str, cand: dict, items: list[dict], ms: list[dict], ind: dict, b: float, p: float
 ) -> Row:
@@ -202,8 +208,8 @@ def _row(
         if v.speedup_vs_inductor is None and v.speedup and base:
             v.speedup_vs_inductor = v.speedup / base[0]
             sources.add(base[1])
-        if v.status is Status.OK and v.speedup and v.timing_meaningful:  # interpreter: no speed
-            row.speedups.append(v.speedup)
+        if (speedup := counted_speedup(v)) is not None:
+            row.speedups.append(speedup)
             if v.speedup_vs_inductor:
                 row.speedups_vs_inductor.append(v.speedup_vs_inductor)
         tasks.setdefault(item["task"], []).append(v)
@@ -212,9 +218,7 @@ def _row(
         row.scores = suite_scores(list(tasks.values()), b=b, p=p)
         row.task_as = dict(zip(tasks, row.scores["task_AS"], strict=True))
         for name, vs in tasks.items():
-            row.task_speedups[name] = [
-                v.speedup for v in vs if v.status is Status.OK and v.speedup and v.timing_meaningful
-            ]
+            row.task_speedups[name] = [x for v in vs if (x := counted_speedup(v)) is not None]
             row.task_sizes[name] = len(vs)
     return row
 
