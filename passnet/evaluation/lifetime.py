@@ -265,11 +265,11 @@ def worker_dir() -> str:
     """A new private folder for a worker, naming this process (pid and start time) as its
     driver. The first call of a process also removes the folders of drivers that died without
     removing them (``sweep_orphans``)."""
-    if os.getpid() not in _SWEPT:
-        _SWEPT.append(os.getpid())
+    me = os.getpid()
+    if me not in _SWEPT:
+        _SWEPT.append(me)
         sweep_orphans()
     tmpdir = tempfile.mkdtemp(prefix=_PREFIX)
-    me = os.getpid()
     Path(tmpdir, DRIVER_FILE).write_text(f"{me} {_start_time(me) or ''}\n", encoding="utf-8")
     return tmpdir
 
