@@ -744,7 +744,7 @@ def test_subgraph_matcher_and_the_diagnostic_walk_agree_on_the_library() -> None
         for variant in sorted((task / "graphs").glob("*/*")):
             graph = to_fx(load_module(load_sample(variant))).graph
             for rule in rules:
-                pattern = prepare_pattern(rule)
+                pattern = prepare_pattern(rule.pattern)
                 fx, miss = find_matches(pattern, graph)
                 walked = _partial_matches(pattern, graph)
                 assert [(set(m.compute), m.inputs, m.outputs) for m in fx] == [

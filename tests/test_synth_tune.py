@@ -20,9 +20,10 @@ from passnet.graph.sample import load_sample
 from passnet.passes.loader import load_pass_dir
 from passnet.passes.matcher import apply_passes, to_fx
 from passnet.scores.compare import compare_outputs
-from passnet.synth.driver import STRICT_T, _rules
+from passnet.synth.driver import STRICT_T
 from passnet.synth.emit import Tuning, module_source
 from passnet.synth.graph import analyse, select, trace_graph, trace_variant
+from passnet.synth.rules import plan_rules, rule_modules
 from passnet.synth.tune import tune
 
 INTERPRETED = os.environ.get("TRITON_INTERPRET") == "1"
@@ -81,12 +82,13 @@ def _smallest_task(tmp: Path) -> Path:
 
 def test_search_keeps_the_fastest_correct_shape(tmp_path: Path) -> None:
     task = load_task(_smallest_task(tmp_path))
-    groups = [select(trace_variant(v)) for v in task.variants]
+    traced = [trace_variant(v) for v in task.variants]
+    plan = plan_rules(traced, [select(t) for t in traced])  # type: ignore[misc]
     configs = (Tuning(), SMALL, Tuning(flat_block=128, num_warps=1))
     wrong = configs[2]
 
     def emit(cfg: Tuning) -> list[tuple[str, str]]:
-        rules = [r[:2] for r in _rules(task, groups, cfg)]
+        rules = rule_modules(task.name, plan, cfg)
         if cfg == wrong:  # a shape whose kernel is wrong must be dropped, never timed
             rules = [(s, re.sub(r"tl\.store\(y0 \+ (\w+), (\w+)", r"tl.store(y0 + \1, 2 * \2", src))
                      for s, src in rules]  # fmt: skip
@@ -114,11 +116,12 @@ def test_search_weighs_the_levels_a_shape_fails_as_the_score_does(tmp_path: Path
     a perturbed store) passes only at a looser level: timed 5% faster, it still loses, as a
     variant correct only from t = -4 scores b at t = -5 (a factor 0.68 on its AS)."""
     task = load_task(_smallest_task(tmp_path))
-    groups = [select(trace_variant(v)) for v in task.variants]
+    traced = [trace_variant(v) for v in task.variants]
+    plan = plan_rules(traced, [select(t) for t in traced])  # type: ignore[misc]
     configs = (Tuning(), SMALL)
 
     def emit(cfg: Tuning) -> list[tuple[str, str]]:
-        rules = [r[:2] for r in _rules(task, groups, cfg)]
+        rules = rule_modules(task.name, plan, cfg)
         if cfg == SMALL:  # 2% off (the variant is bfloat16): correct at t = 0, not at t = -5
             rules = [(s, re.sub(r"tl\.store\(y0 \+ (\w+), (\w+)", r"tl.store(y0 + \1, (1.02 * \2)",
                                 src)) for s, src in rules]  # fmt: skip
@@ -133,6 +136,6 @@ def test_search_weighs_the_levels_a_shape_fails_as_the_score_does(tmp_path: Path
     assert max(loose) > max(exact) and max(exact) <= -5, record
     assert best == Tuning() and record["chosen"]["flat_block"] == Tuning().flat_block
     # with both at the same levels, the faster one wins, as before
-    best, _ = tune(task, lambda cfg: [r[:2] for r in _rules(task, groups, cfg)], "cpu",
+    best, _ = tune(task, lambda cfg: rule_modules(task.name, plan, cfg), "cpu",
                    strict_t=0, configs=configs, measure=measure)  # fmt: skip
     assert best == SMALL

@@ -262,7 +262,7 @@ class PassLibrary:
 
 def _prepare(rule: PassRule, label: str, folder: int, index: int) -> LibraryRule:
     try:
-        pattern = prepare_pattern(rule)
+        pattern = prepare_pattern(rule.pattern)
         replacement = prepare_replacement(rule, len(pattern[1]))
     except Exception as e:
         raise LibraryError(f"{rule.path}: rule {rule.name}: {type(e).__name__}: {e}") from e

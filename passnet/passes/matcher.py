@@ -59,8 +59,8 @@ from passnet.passes.pattern import (
 )
 
 __all__ = ["ApplyReport", "Match", "Replacement", "RuleReport", "apply_passes", "find_matches",
-           "make_backend", "normalized_copy", "prepare_replacement", "replace_match", "to_fx", "toposort",
-           "trace_pattern"]  # fmt: skip
+           "make_backend", "matches_in_order", "normalized_copy", "prepare_replacement",
+           "replace_match", "to_fx", "toposort", "trace_pattern"]  # fmt: skip
 
 _PY_LITERALS = (type(None), bool, int, float, complex, str, slice, type(Ellipsis))
 _CODEGEN_LITERALS = (*_PY_LITERALS, torch.dtype, torch.device, torch.layout, torch.memory_format)
@@ -184,12 +184,18 @@ def find_matches(
     """Every non-overlapping occurrence of ``pattern`` in ``graph`` (torch.fx's
     SubgraphMatcher, first in graph order wins) and, if there is none, why (``closest``).
     ``normalized``: ``graph``'s ``normalized_copy``, if the caller has a current one."""
+    matches = _occurrences(pattern, normalized or normalized_copy(graph))
+    return matches, "" if matches else closest_miss(pattern, graph)[0]
+
+
+def _occurrences(pattern: Pattern, normalized: Normalized) -> list[Match]:
     pgraph, pinputs, poutputs = pattern
-    copy, original = normalized or normalized_copy(graph)
+    copy, original = normalized
     literals, taken = _Literals(), set()
     matches: list[Match] = []
+    pcompute = [pn for pn in pgraph.nodes if pn.op not in ("placeholder", "output")]
     for m in _FxMatcher(pgraph).match(copy):
-        compute = [gn for pn, gn in m.nodes_map.items() if pn.op not in ("placeholder", "output")]
+        compute = [m.nodes_map[pn] for pn in pcompute]
         if any(gn in taken for gn in compute) or not literals.agree(m):
             continue
         # match() drops the matches that would form a cycle only where it also removes
@@ -200,7 +206,7 @@ def find_matches(
         matches.append(Match([original[m.nodes_map[p]] for p in pinputs],
                              [original[m.nodes_map[o]] for o in poutputs],
                              [original[gn] for gn in compute]))  # fmt: skip
-    return matches, "" if matches else closest_miss(pattern, graph)[0]
+    return matches
 
 
 @dataclass
@@ -303,10 +309,39 @@ def toposort(graph: Graph) -> None:
         order[-1].prepend(n)
 
 
+def _never_called(*args: Any) -> Any:
+    raise RuntimeError("a stand-in for replacements in matches_in_order, never run")
+
+
+def matches_in_order(graph: Graph, patterns: list[Pattern]) -> list[list[Match]]:
+    """Where each pattern matches when the patterns are applied in order, as
+    ``apply_passes`` applies a pass's rules: each on the graph the earlier ones rewrote, so a
+    later pattern never takes an earlier match's nodes, and may read its outputs. ``graph``
+    is left as it is (the rewriting happens on a copy); every match is given in ``graph``'s
+    own nodes, a replaced output standing for the call that replaced it."""
+    val_map: dict[Node, Node] = {}
+    work = Graph(owning_module=graph.owning_module)
+    work.output(work.graph_copy(graph, val_map))
+    back = {new: old for old, new in val_map.items()}
+    stand_in = Replacement(_never_called, "matched", None)
+    found = []
+    for pattern in patterns:
+        matches = _occurrences(pattern, normalized_copy(work))
+        found.append([Match(*([back[n] for n in ns] for ns in (m.inputs, m.outputs, m.compute)))
+                      for m in matches])  # fmt: skip
+        pos, remap = {n: i for i, n in enumerate(work.nodes)}, {}
+        for m in matches:
+            replace_match(work, m, stand_in, pos, remap)
+        back.update({new: back[old] for old, new in remap.items()})
+        if matches and len(pattern[2]) > 1:
+            toposort(work)
+    return found
+
+
 def _apply_rule(gm: GraphModule, rule: PassRule, normalized: Normalized) -> RuleReport:
     graph = gm.graph
     try:
-        pattern = prepare_pattern(rule)
+        pattern = prepare_pattern(rule.pattern)
         rep = prepare_replacement(rule, len(pattern[1]))
     except Exception as e:
         return RuleReport(rule.name, 0, f"{rule.path.name}: {type(e).__name__}: {e}")

@@ -13,7 +13,6 @@ from torch.fx import Graph, Node
 
 from passnet.graph.tracing import NodeTracer
 from passnet.passes.calls import INPLACE, call_name, normalized_args, short_name
-from passnet.passes.loader import PassRule
 
 COMPUTE = ("call_function", "call_method", "call_module")
 """The node kinds that compute something (the rest: placeholder, get_attr, output)."""
@@ -25,7 +24,8 @@ Pattern = tuple[Graph, list[Node], list[Node]]
 @dataclass
 class Match:
     """Where a pattern occurs in a graph: the graph values its inputs bind and its outputs
-    are (both in the pattern's order), and the graph's nodes it computes."""
+    are (both in the pattern's order), and the graph's nodes it computes (in the order of
+    the pattern's nodes they stand for)."""
 
     inputs: list[Node]
     outputs: list[Node]
@@ -123,9 +123,9 @@ def trace_pattern(fn: Callable) -> Graph:
     return graph
 
 
-def prepare_pattern(rule: PassRule) -> Pattern:
-    """Trace and check a pattern: outputs are op results, every parameter is used."""
-    graph = trace_pattern(rule.pattern)
+def prepare_pattern(fn: Callable) -> Pattern:
+    """Trace and check a pattern function: outputs are op results, every parameter is used."""
+    graph = trace_pattern(fn)
     out = next(n for n in graph.nodes if n.op == "output").args[0]
     outputs = list(out) if isinstance(out, (tuple, list)) else [out]
     for i, o in enumerate(outputs):

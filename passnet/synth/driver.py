@@ -2,8 +2,8 @@
 
 For each task: trace every variant, choose each variant's groups (the best one, then the best
 among the ops left, ...), merge groups whose patterns read the same (one rule module per
-distinct pattern, largest first), lower each to a
-kernel checked against all of its variants, write the folder, run the static policy, then
+distinct pattern, largest first), lower each to a kernel checked against every place the
+pass will apply it (``passnet.synth.rules``), write the folder, run the static policy, then
 ``evaluate_task``. A pass is kept only if every variant is correct at the strict tolerance
 ``STRICT_T`` (and, on CUDA, faster than eager in geometric mean); otherwise the folder moves
 to ``rejected_pass/`` and ``synth.json`` says why.
@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import shutil
 import time
 from collections.abc import Callable
@@ -25,8 +24,8 @@ from passnet.core.results import CandidateSpec, Parameters, Status, TaskResult
 from passnet.dataset.task import GRAPH_LIST, Task, load_task
 from passnet.evaluation.candidates.synth import KEEP
 from passnet.passes.loader import write_pass_dir
-from passnet.synth.emit import Tuning, module_source
-from passnet.synth.graph import Group, analyse, rank_of, select_all, trace_variant
+from passnet.synth.graph import Group, Traced, select_all, trace_variant
+from passnet.synth.rules import plan_rules, rule_modules
 from passnet.synth.shapes import Unfusable
 
 STRICT_T = -4
@@ -61,6 +60,7 @@ class SynthResult:
     seconds: float = 0.0
     keep: str = "win"  # the keep rule the verdict applied (KEEP)
     numerics: str | None = None  # kept under keep "correct" though looser than STRICT_T: where
+    dropped: list[dict[str, Any]] = field(default_factory=list)  # chosen rules left out: why
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2) + "\n"
@@ -73,31 +73,6 @@ class SynthResult:
             return cls(**data)
         except (OSError, ValueError, TypeError):
             return None
-
-
-def _ident(name: str) -> str:
-    text = re.sub(r"\W+", "_", name).strip("_").lower() or "task"
-    return text if text[0].isalpha() else f"t_{text}"
-
-
-def _rules(
-    task: Task, groups: list[Group], tuning: Tuning | None = None
-) -> list[tuple[str, str, list[Group]]]:
-    """(stem, module source, groups) per distinct pattern, the largest pattern first."""
-    by_source: dict[str, list[Group]] = {}
-    for g in groups:
-        by_source.setdefault(g.source, []).append(g)
-    ordered = sorted(by_source.values(), key=lambda gs: -len(gs[0].nodes))
-    out = []
-    for k, gs in enumerate(ordered):
-        by_rank: dict[tuple[int, ...], list[Group]] = {}
-        for g in gs:  # a pattern whose inputs differ in rank between variants: a kernel each
-            by_rank.setdefault(tuple(rank_of(i) for i in g.inputs), []).append(g)
-        kernel = [analyse(sub) for sub in by_rank.values()] if len(by_rank) > 1 else analyse(gs)
-        stem = f"synth_{_ident(task.name)}_{k}"
-        out.append((stem, module_source(task.name, stem, kernel, gs[0].source,
-                                        len(gs[0].inputs), tuning), gs))  # fmt: skip
-    return out
 
 
 def _summary(result: TaskResult) -> dict[str, Any]:
@@ -181,29 +156,33 @@ def _synthesize(task: Task, folder: Path, result: SynthResult, device: str, veri
     from passnet.integrity.policy import check_pass_dir
 
     groups: list[Group] = []
+    traced: list[Traced] = []
     for variant in task.variants:
-        found = select_all(trace_variant(variant, noop_copies=result.keep == "win"))
+        traced.append(trace_variant(variant, noop_copies=result.keep == "win"))
+        found = select_all(traced[-1])
         if isinstance(found, str):
             result.reason = found if not groups else f"{variant.graph}: {found}"
             return
         groups += found
+    plan = plan_rules(traced, groups)
+    result.dropped = plan.dropped
+    if not plan.rules:
+        result.reason = f"no rule serves every place it matches: {plan.dropped[0]['reason']}"
+        return
     tuning = None
     if tune and verify and device.startswith("cuda"):
         from passnet.synth.tune import tune as search
 
         tuning, result.tuning = search(
             task,
-            lambda cfg: [r[:2] for r in _rules(task, groups, cfg)],
+            lambda cfg: rule_modules(task.name, plan, cfg),
             device,
             strict_t=STRICT_T if result.keep == "win" else 0,  # as loose as the keep rule
         )
-    rules = _rules(task, groups, tuning)
+    rules = rule_modules(task.name, plan, tuning)
     pass_dir = folder / "pass"
-    write_pass_dir(pass_dir, [r[:2] for r in rules])
-    result.rules = [{"name": stem, "ops": [gs[0].ops[n].name for n in gs[0].nodes],
-                     "outputs": len(gs[0].outputs), "variants": [g.traced.variant.graph  # type: ignore[union-attr]
-                                                                 for g in gs]}
-                    for stem, _, gs in rules]  # fmt: skip
+    write_pass_dir(pass_dir, rules)
+    result.rules = [rule.summary(stem) for (stem, _), rule in zip(rules, plan.rules, strict=True)]
     result.pass_dir = str(pass_dir)
     if violations := check_pass_dir(pass_dir):
         result.reason = f"policy: {violations[0]}"

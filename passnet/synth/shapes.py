@@ -10,6 +10,7 @@ wrapper checks it and raises instead of computing garbage on a shape nobody anal
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import torch
@@ -354,11 +355,19 @@ def infer_dtype(shapes: Shapes, node: Node, op: Op, actual: tuple[torch.dtype, .
         return DType(like.literal, like.index, actual)
     tensors = [shapes.dtypes[a] for a in op.args[:None if op.kind in ("pw", "cat") else 1]
                if isinstance(a, Node)]  # fmt: skip
-    first = tensors[0]
-    for other in tensors[1:]:
+    # Mixed dtypes promote as eager's do (bfloat16 * float32 is float32): the result takes the
+    # dtype of the operand that wins in every variant, a guard saying it wins at run time too.
+    promoted = tuple(functools.reduce(torch.promote_types, ds)
+                     for ds in zip(*(t.vals for t in tensors), strict=True))  # fmt: skip
+    first = next((t for t in tensors if t.vals == promoted), None)
+    if first is None:
+        raise Unfusable(f"{op.name} of tensors with different dtypes")
+    for other in tensors:
         if other.python() == first.python():
             continue
-        if other.vals != first.vals:
-            raise Unfusable(f"{op.name} of tensors with different dtypes")
-        shapes.guard(f"{first.python()} == {other.python()}")
+        if other.vals == first.vals:
+            shapes.guard(f"{first.python()} == {other.python()}")
+        elif first.literal is not torch.float32:  # float32 wins over every float dtype
+            shapes.guard(f"torch.promote_types({other.python()}, {first.python()}) == "
+                         f"{first.python()}")  # fmt: skip
     return DType(first.literal, first.index, actual)
