@@ -211,7 +211,7 @@ _SHAPES = {
     "SiluMul": [(4, 300), (4, 300)], "BiasRelu": [(8, 96), (96,)],
     "LayerNorm": [(6, 768), (768,), (768,)], "AddRelu": [(1000,), (1000,)],
     "MulSigmoid": [(3, 200), (3, 200)], "ResidualRMSNorm": [(5, 64), (5, 64), (64,)],
-    "RowSoftmax": [(7, 100)], "ScaleAdd": [(2000,), (2000,)],
+    "RowSoftmax": [(7, 100)], "ScaleAdd": [(2000,), (2000,)], "AddGelu": [(6, 40), (40,)],
 }
 
 

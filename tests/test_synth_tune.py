@@ -21,10 +21,11 @@ from passnet.passes.loader import load_pass_dir
 from passnet.passes.matcher import apply_passes, to_fx
 from passnet.scores.compare import compare_outputs
 from passnet.synth.driver import STRICT_T
-from passnet.synth.emit import Tuning, module_source
+from passnet.synth.emit import module_source
 from passnet.synth.graph import analyse, select, trace_graph, trace_variant
 from passnet.synth.rules import plan_rules, rule_modules
 from passnet.synth.tune import tune
+from passnet.synth.wrapper import Tuning
 
 INTERPRETED = os.environ.get("TRITON_INTERPRET") == "1"
 pytestmark = pytest.mark.skipif(not INTERPRETED, reason="runs Triton kernels in process")
@@ -56,7 +57,7 @@ def test_every_shape_is_correct(tmp_path: Path, module: torch.nn.Module, tuning:
     group = select(trace_graph(module, args))
     source = module_source("t", "synth_t_0", analyse([group]), group.source,
                            len(group.inputs), tuning)  # fmt: skip
-    assert f"num_warps={tuning.num_warps}" in source and "is_cuda" not in source
+    assert f'"num_warps": {tuning.num_warps}' in source and "is_cuda" not in source
     pass_dir = one_rule_pass(tmp_path, source, "synth_t_0")
     gm = to_fx(module)
     assert apply_passes(gm, load_pass_dir(pass_dir)).total == 1

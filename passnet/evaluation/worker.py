@@ -54,6 +54,7 @@ def preload(inductor: bool = False, launch: bool = False) -> None:
     import passnet.integrity.runtime  # noqa: F401
     import passnet.passes.launch  # noqa: F401 - builds or loads the native launch path
     import passnet.passes.matcher  # noqa: F401
+    import passnet.passes.plans  # noqa: F401 - what synthesised wrappers import
 
     try:
         import triton  # noqa: F401

@@ -49,7 +49,8 @@ IMPORT_ALLOW = frozenset(
     .split())
 #: PassNet's public pass-author API: the only harness names a pass may import (the launch
 #: path of docs/benchmarks.md); everything else under ``passnet`` stays forbidden.
-PASS_API = frozenset({"passnet.passes.launch.cached", "passnet.passes.launch.CachedKernel"})
+PASS_API = frozenset({"passnet.passes.launch.cached", "passnet.passes.launch.CachedKernel",
+                      "passnet.passes.plans.plan_cache", "passnet.passes.plans.PlanCache"})
 PASS_API_MODULES = frozenset(q.rsplit(".", 1)[0] for q in PASS_API)
 _OS_OK = frozenset("path sep linesep name curdir pardir extsep fspath getcwd cpu_count".split())
 #: Decorators whose body is compiled device code (autotune/heuristics alone wrap Python).

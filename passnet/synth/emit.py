@@ -9,11 +9,9 @@ programs under Triton's interpreter (CPU) and BLOCK_M x BLOCK_N = 4096 tiles on 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
-from passnet.synth.alias import alias_lines
 from passnet.synth.kernel import Kernel
-from passnet.synth.shapes import atom, prod
+from passnet.synth.wrapper import Tuning, wrapper_source
 
 _HEADER = '''"""{title}
 
@@ -79,6 +77,7 @@ def _mean(total, n, EAGER_CUDA: tl.constexpr):
     else:
         return total / n
 '''
+_LAUNCH_IMPORT = "from passnet.passes.launch import cached\n"
 _MODE_DOC = {
     "flat": "BLOCK elements of the output domain per program",
     "row": "BLOCK_M rows of N elements per program, reductions along the row",
@@ -137,117 +136,6 @@ def _kernel_source(name: str, k: Kernel) -> tuple[str, list[str]]:
     return head + "):\n" + "".join(f"    {line}\n" for line in body), args
 
 
-def _pow2(x: str) -> str:
-    """The smallest power of two >= ``x`` (>= 1), inline: ``triton.next_power_of_2`` and
-    ``triton.cdiv`` are Python calls that cost more host time than the arithmetic."""
-    return f"1 << ({x} - 1).bit_length()"
-
-
-_MAX_CALL = re.compile(r"max\([^()]*\)")
-
-
-def _hoist_max(lines: list[str], start: int) -> list[str]:
-    """Give each distinct broadcast size ``max(s0[k], s1[k])`` in ``lines[start:]`` a local
-    computed once (``m0 = max(...)``), inserted at ``start``: the wrapper runs on every call."""
-    found = list(dict.fromkeys(m for line in lines[start:] for m in _MAX_CALL.findall(line)))
-    if not found:
-        return lines
-    names = {expr: f"m{k}" for k, expr in enumerate(found)}
-    body = [_MAX_CALL.sub(lambda m: names[m.group(0)], line) for line in lines[start:]]
-    return lines[:start] + [f"    {v} = {k}" for k, v in names.items()] + body
-
-
-@dataclass(frozen=True)
-class Tuning:
-    """A launch shape chosen on the device (``passnet.synth.tune``): elements per program of a
-    flat phase, the BLOCK_M x BLOCK_N budget and row cap of a row phase, and warps. A tuned
-    module uses it on every device; an untuned one picks per device at run time."""
-
-    flat_block: int = 1024
-    row_tile: int = 4096
-    max_rows: int = 64
-    num_warps: int = 4
-
-
-def _grid_lines(fname: str, k: Kernel, tuning: Tuning | None = None) -> list[str]:
-    """Per phase: its size, block sizes and program count ``g<i>``."""
-    lines = []
-    multi = len(k.phases) > 1
-    lo = 16 if k.dots else 1  # tl.dot's smallest tile side
-    for i, ph in enumerate(k.phases):
-        sfx = f"_{i}" if multi else ""
-        dom = ph.domain
-        if ph.mode == "flat":
-            lines.append(f"    numel{sfx} = {prod(dom, k.shapes.n).expr}")
-            if tuning is not None:
-                lines.append(f"    BLOCK{sfx} = {tuning.flat_block}")
-            else:
-                lines.append(f"    BLOCK{sfx} = 1024 if in0.is_cuda else "
-                             f"min({_pow2(f'numel{sfx}')}, 65536)")  # fmt: skip
-            lines.append(f"    g{i} = (numel{sfx} + BLOCK{sfx} - 1) // BLOCK{sfx}")
-            continue
-        n = dom[-1]
-        lines.append(f"    n_rows{sfx} = {prod(dom[:-1], k.shapes.n).expr}")
-        if n.literal is not None:
-            lines.append(f"    BLOCK_N{sfx} = {1 << max(n.literal - 1, 0).bit_length()}")
-        else:
-            lines.append(f"    BLOCK_N{sfx} = {_pow2(atom(n.expr))}")
-            lines.append(f"    if BLOCK_N{sfx} > 32768:")
-            lines.append(f'        raise ValueError("{fname}: rows longer than 32768 elements")')
-        if tuning is not None:
-            lines.append(f"    BLOCK_M{sfx} = max({lo}, min({tuning.max_rows}, "
-                         f"{tuning.row_tile} // BLOCK_N{sfx}))")  # fmt: skip
-            lines.append(f"    g{i} = (n_rows{sfx} + BLOCK_M{sfx} - 1) // BLOCK_M{sfx}")
-            continue
-        lines.append("    if in0.is_cuda:")
-        lines.append(f"        BLOCK_M{sfx} = max({lo}, min(64, 4096 // BLOCK_N{sfx}))")
-        lines.append("    else:")
-        lines.append(f"        BLOCK_M{sfx} = max({lo}, min({_pow2(f'n_rows{sfx}')}, "
-                     f"65536 // BLOCK_N{sfx}))")
-        lines.append(f"    g{i} = (n_rows{sfx} + BLOCK_M{sfx} - 1) // BLOCK_M{sfx}")
-    return lines
-
-
-def _wrapper_source(
-    fname: str, kname: str, k: Kernel, n_inputs: int, args: list[str], tuning: Tuning | None,
-    wrap: bool = True,
-) -> str:  # fmt: skip
-    shapes = k.shapes
-    inputs = [f"in{j}" for j in range(n_inputs)]
-    lines = [("@torch.fx.wrap\n" if wrap else "") + f"def {fname}({', '.join(inputs)}):"]
-    lines += [f"    s{j} = in{j}.shape" for j in range(n_inputs)]
-    ranks = [f"len(s{j}) != {len(shapes.dims[node])}" for j, node in enumerate(k.inputs)]
-    lines.append(f"    if {' or '.join(ranks)}:")
-    lines.append(f'        raise ValueError("{fname}: an input of another rank than generated for")')
-    after_ranks = len(lines)
-    if shapes.guards:
-        lines.append("    if not (" + "\n            and ".join(shapes.guards) + "):")
-        lines.append(f'        raise ValueError("{fname}: shapes outside those generated for")')
-    if k.aliases:
-        lines += alias_lines(k.aliases)
-    strided = sorted({j for j, _ in k.strides.values()})
-    lines += [f"    t{j} = in{j}.stride()" for j in strided]
-    outs = []
-    for i, node in enumerate(k.outputs):
-        dims = _tuple([d.expr for d in shapes.dims[node]]) if shapes.dims[node] else "()"
-        dtype = shapes.dtypes[node].python()
-        if re.fullmatch(r"in\d+\.dtype", dtype):  # new_empty: that input's dtype and device
-            lines.append(f"    y{i} = {dtype.split('.')[0]}.new_empty({dims})")
-        else:
-            lines.append(f"    y{i} = torch.empty({dims}, dtype={dtype}, device=in0.device)")
-        outs.append(f"y{i}")
-    lines += _grid_lines(fname, k, tuning)
-    grid = " + ".join(f"g{i}" for i in range(len(k.phases)))
-    lines.append(f"    if {grid} > 0:")
-    lines.append(f"        {kname}[({grid},)](")
-    lines += [f"            {a}," for a in args]
-    if tuning is not None:
-        lines.append(f"            num_warps={tuning.num_warps},")
-    lines.append("        )")
-    lines.append(f"    return {outs[0] if len(outs) == 1 else _tuple(outs)}")
-    return "\n".join(_hoist_max(lines, after_ranks)) + "\n"
-
-
 def module_source(
     task: str, fname: str, k: Kernel | list[Kernel], pattern: str, n_inputs: int,
     tuning: Tuning | None = None,
@@ -274,15 +162,17 @@ def module_source(
     if len(kernels) == 1:
         kernel, args = _kernel_source(f"_{fname}_kernel", kernels[0])
         out += kernel + "\n\n"
-        out += _wrapper_source(fname, f"_{fname}_kernel", kernels[0], n_inputs, args, tuning)
+        out += wrapper_source(fname, f"_{fname}_kernel", kernels[0], n_inputs, args, tuning)
     else:
         for r, kern in enumerate(kernels):
             kernel, args = _kernel_source(f"_{fname}_r{r}_kernel", kern)
             out += kernel + "\n\n"
-            out += _wrapper_source(f"_{fname}_r{r}", f"_{fname}_r{r}_kernel", kern, n_inputs,
+            out += wrapper_source(f"_{fname}_r{r}", f"_{fname}_r{r}_kernel", kern, n_inputs,
                                    args, tuning, wrap=False) + "\n\n"  # fmt: skip
         out += _dispatch_source(fname, kernels, n_inputs)
     out += f"\n\ndef replacement_func():\n    return {fname}\n"
+    if "@plan_cache" in out:
+        out = out.replace(_LAUNCH_IMPORT, _LAUNCH_IMPORT + "from passnet.passes.plans import plan_cache\n", 1)
     return out
 
 

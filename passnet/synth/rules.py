@@ -21,11 +21,12 @@ import torch
 
 from passnet.passes.matcher import Match, matches_in_order
 from passnet.passes.pattern import Pattern, prepare_pattern
-from passnet.synth.emit import Tuning, module_source
+from passnet.synth.emit import module_source
 from passnet.synth.graph import Group, Traced, analyse, make_group, rank_of
 from passnet.synth.kernel import Kernel
 from passnet.synth.ops import Op
 from passnet.synth.shapes import Unfusable
+from passnet.synth.wrapper import Tuning
 
 
 @dataclass

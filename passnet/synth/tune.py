@@ -25,7 +25,7 @@ import torch
 
 from passnet.dataset.task import Task
 from passnet.passes.loader import write_pass_dir
-from passnet.synth.emit import Tuning
+from passnet.synth.wrapper import Tuning
 
 CONFIGS: tuple[Tuning, ...] = (
     Tuning(),  # the untuned GPU shape: 1024-element programs, 4096-element row tiles

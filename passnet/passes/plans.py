@@ -1,0 +1,91 @@
+"""Work a replacement does per input signature, done once per signature instead of per call.
+
+A replacement wrapper reads its inputs' shapes, checks its guards, works out output sizes,
+strides to pass, block sizes and the grid, and only then launches: on a launch-bound
+subgraph that bookkeeping is a visible share of the call (docs/benchmarks.md). All of it is a
+function of metadata alone, so :func:`plan_cache` memoises it::
+
+    from passnet.passes.plans import plan_cache
+
+    @plan_cache
+    def _plan(s0, t0, cuda):              # shapes, strides, flags: never a tensor
+        if len(s0) != 2:
+            raise ValueError("another rank")  # raised again on every such call, never stored
+        n = s0[0] * s0[1]
+        return (s0,), ((n + 1023) // 1024,), (n, t0[0], t0[1]), {"BLOCK": 1024}
+
+    def replacement(x):
+        out_shape, grid, ints, consts = _plan[x.shape, x.stride(), x.is_cuda]
+        ...
+
+``_plan[a, b, ...]`` is one dict lookup (a ``dict`` subclass whose ``__missing__`` calls the
+function with the key's items; a one-item key is written ``_plan[a,]``). The integrity policy forbids state kept across calls because
+a cache of outputs returns stale results; a plan cannot be one: its key and its value are
+checked, on every miss, to hold no tensor (only numbers, strings, dtypes, devices, sizes and
+tuples, lists or dicts of them), so a plan carries nothing a pass computed from input data.
+A signature's plan is computed once per process; past ``limit`` signatures plans are still
+computed, no longer stored.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import torch
+
+__all__ = ["PlanCache", "plan_cache"]
+
+_LEAVES = (bool, int, float, str, type(None), torch.dtype, torch.device)
+
+
+def _check(value: Any, what: str) -> None:
+    """Raise TypeError unless ``value`` is built of numbers, strings, dtypes and devices."""
+    if isinstance(value, _LEAVES):
+        return
+    if isinstance(value, (tuple, list)):
+        for v in value:
+            _check(v, what)
+        return
+    if isinstance(value, dict):
+        for k, v in value.items():
+            _check(k, what)
+            _check(v, what)
+        return
+    raise TypeError(f"a launch plan's {what} holds a {type(value).__name__}: only numbers, "
+                    f"strings, dtypes, devices, sizes and tuples, lists or dicts of them")  # fmt: skip
+
+
+class PlanCache(dict):
+    """``fn``'s results by argument tuple; see the module docstring."""
+
+    def __init__(self, fn: Callable[..., Any], limit: int = 256) -> None:
+        super().__init__()
+        self.fn, self.limit = fn, limit
+        functools.update_wrapper(self, fn)  # type: ignore[arg-type]
+
+    def __missing__(self, key: tuple) -> Any:
+        if type(key) is not tuple:
+            raise TypeError("index a PlanCache with a tuple of its function's arguments: "
+                            "plan[a, b] or plan[a,]")
+        _check(key, "signature")
+        plan = self.fn(*key)
+        _check(plan, "value")
+        if len(self) < self.limit:
+            self[key] = plan
+        return plan
+
+    def __call__(self, *key: Any) -> Any:
+        return self[key]
+
+    def __repr__(self) -> str:
+        return f"PlanCache({getattr(self.fn, '__qualname__', self.fn)!r}, {len(self)} plans)"
+
+
+def plan_cache(fn: Callable[..., Any] | None = None, *, limit: int = 256) -> Any:
+    """Memoise ``fn`` (a pure function of shapes, strides, dtypes and flags) per argument
+    tuple, as :class:`PlanCache`; ``@plan_cache`` or ``@plan_cache(limit=...)``."""
+    if fn is None:
+        return lambda f: PlanCache(f, limit)
+    return PlanCache(fn, limit)
