@@ -76,6 +76,8 @@ FAMILIES = [  # task, dtypes of the cut, what it covers
      "LN + two linears (tl.dot) on the normalised row"),
     ("fusible_linear_view_permute_contiguous_dff474bf", ("float32",),
      "linear stored twice: as is, and through view/permute as the copy the graph drops"),
+    ("fusible_batch_norm_add_relu_adaptive_avg_pool2d_f73a518e", ("float16",),
+     "global average pool (eager's mean over H, W) in the row phase that stores the relu"),
 ]
 
 

@@ -264,6 +264,11 @@ def _reduction(key: str, node: Node, rank: int) -> Op | str | None:
         if b is None or not _last(b["dim"], rank):
             return "softmax over other than the last dim"
         return Op("softmax", "softmax", [b["input"]], {"dtype": b["dtype"]})
+    if key == _F + "adaptive_avg_pool2d":  # to 1 x 1, eager computes mean((-1, -2), True)
+        b = bind(node, ["input", "output_size"], {})
+        if b is None or rank not in (3, 4) or b["output_size"] not in (1, (1, 1), [1, 1]):
+            return "adaptive_avg_pool2d to other than 1 x 1"
+        return Op("mean", "adaptive_avg_pool2d", [b["input"]], {"keepdim": True, "dims": 2})
     if key in ("torch.mean", "Tensor.mean", "torch.sum", "Tensor.sum"):
         name = key.split(".")[-1]
         b = bind(node, ["input", "dim", "keepdim", "dtype"],
