@@ -55,3 +55,30 @@ def test_a_global_average_pool_is_the_mean_eager_computes(tmp_path: Path,
     pool = next(n for n in trace_graph(ReluPool(2), args).gm.graph.nodes
                 if n.target is F.adaptive_avg_pool2d)  # fmt: skip
     assert classify(pool, lambda n: 4) == "adaptive_avg_pool2d to other than 1 x 1"
+
+
+class EdgeMessage(torch.nn.Module):
+    """A graph network's message: node features gathered at both ends of each edge."""
+
+    def forward(self, x: torch.Tensor, src: torch.Tensor, dst: torch.Tensor) -> torch.Tensor:
+        return torch.relu(x.index_select(-2, dst) - x.index_select(0, src)) * 0.5
+
+
+@pytest.mark.skipif(not INTERPRETED, reason="runs Triton kernels in process: TRITON_INTERPRET=1")
+def test_index_select_gathers_inside_the_kernel(tmp_path: Path) -> None:
+    """``index_select`` reads the source at the index's values (an integer input, never
+    rounded): both gathers, the difference and the activation are one kernel, exact."""
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(9, 12, generator=g, dtype=torch.float32).to(torch.bfloat16)
+    src, dst = (torch.randint(0, 9, (20,), generator=g) for _ in range(2))
+    module = EdgeMessage()
+    group = select(trace_graph(module, [x, src, dst]))
+    assert isinstance(group, Group), group
+    assert [op.name for op in group.ops.values()] == ["index_select", "index_select", "sub",
+                                                      "relu", "mul"]  # fmt: skip
+    source = module_source("t", "synth_t_0", analyse([group]), group.source, len(group.inputs))
+    gm = to_fx(module)
+    assert apply_passes(gm, load_pass_dir(one_rule_pass(tmp_path, source, "synth_t_0"))).total == 1
+    with torch.no_grad():
+        out, want = gm(x, src, dst), module(x, src, dst)
+    torch.testing.assert_close(out, want, rtol=0, atol=0)

@@ -363,6 +363,9 @@ class Builder:
             return self.round(self.value(x, m), node)
         if op.kind == "cat":
             return self.cat(op, m)
+        if op.kind == "gather" and "dim" in op.attrs:  # index_select: m[d] through the index
+            d = op.attrs["dim"]
+            return self.value(x, (*m[:d], self.indices(op.args[1], (m[d],)), *m[d + 1 :]))
         if op.kind == "gather":  # embedding: the weight's row named by the index at m[:-1]
             return self.value(x, (self.indices(op.args[1], m[:-1]), m[-1]))
         if op.kind == "bn":

@@ -177,6 +177,13 @@ def _special(key: str, node: Node, rank: int) -> Op | str | None:  # noqa: C901 
         return Op("linear", "linear", [b["input"], b["weight"], b["bias"]])
     if key in (_F + "embedding", "torch.embedding"):
         return _embedding(key, node)
+    if key in ("torch.index_select", "Tensor.index_select"):  # rows (or slices) by index
+        b = bind(node, ["input", "dim", "index"], {})
+        if b is None or not all(isinstance(b[k], Node) for k in ("input", "index")):
+            return "index_select of a constant"
+        if not isinstance(b["dim"], int) or not -rank <= b["dim"] < rank:
+            return "index_select along an unknown dim"
+        return Op("gather", "index_select", [b["input"], b["index"]], {"dim": b["dim"] % rank})
     if key == _F + "pad":
         b = bind(node, ["input", "pad", "mode", "value"], {"mode": "constant", "value": None})
         if b is None or b["mode"] != "constant" or any(p != 0 for p in b["pad"]):

@@ -306,6 +306,11 @@ def infer_node(shapes: Shapes, node: Node, op: Op) -> list[Dim]:
         ):
             raise Unfusable("linear's bias is not one value per output feature")
         return x[:-1] + [w[0]]
+    if kind == "gather" and "dim" in op.attrs:  # index_select: that dim's slices by index
+        idx, d = shapes.dims[op.args[1]], op.attrs["dim"]
+        if len(idx) != 1:
+            raise Unfusable("index_select's index is not one-dimensional")
+        return x[:d] + [idx[0]] + x[d + 1 :]
     if kind == "gather":  # embedding: one weight row per index
         if len(x) != 2:
             raise Unfusable("embedding's weight is not [rows, features]")
