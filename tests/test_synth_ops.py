@@ -15,7 +15,7 @@ from passnet.passes.matcher import apply_passes, to_fx
 from passnet.scores.compare import compare_outputs
 from passnet.synth.driver import STRICT_T
 from passnet.synth.emit import module_source
-from passnet.synth.graph import Group, analyse, select, trace_graph
+from passnet.synth.graph import Group, analyse, select, select_all, trace_graph
 from passnet.synth.ops import classify
 
 INTERPRETED = os.environ.get("TRITON_INTERPRET") == "1"
@@ -82,3 +82,93 @@ def test_index_select_gathers_inside_the_kernel(tmp_path: Path) -> None:
     with torch.no_grad():
         out, want = gm(x, src, dst), module(x, src, dst)
     torch.testing.assert_close(out, want, rtol=0, atol=0)
+
+
+class BnReluPool(torch.nn.Module):
+    def __init__(self, *window: object, ceil_mode: bool = False) -> None:
+        super().__init__()
+        self.window, self.ceil_mode = window, ceil_mode
+
+    def forward(self, x: torch.Tensor, m: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+        h = torch.relu(F.batch_norm(x, m, v, None, None, False, 0.1, 1e-5) + 0.25)
+        return F.max_pool2d(h, *self.window, ceil_mode=self.ceil_mode)
+
+
+@pytest.mark.skipif(not INTERPRETED, reason="runs Triton kernels in process: TRITON_INTERPRET=1")
+@pytest.mark.parametrize(("window", "ceil_mode"), [
+    ((3, 2, 1), False),  # ResNet's stem: padded, strided
+    ((2, 2, 0), True),  # the last window hangs over the edge (11 columns)
+    ((3, 1, 1, 2), False),  # dilated
+])  # fmt: skip
+def test_max_pool2d_takes_the_window_max_of_the_fused_values(tmp_path: Path, window: tuple,
+                                                             ceil_mode: bool) -> None:  # fmt: skip
+    """Each window's taps computed by the kernel (clamped into bounds, padding as -inf) and
+    compared: bit-exact, NaN propagated as eager propagates it, no relu tensor written."""
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(2, 3, 9, 11, generator=g).to(torch.bfloat16)
+    x[1, 2, 4, 5] = float("nan")
+    m, v = torch.randn(3, generator=g), torch.rand(3, generator=g) + 0.5
+    module = BnReluPool(*window, ceil_mode=ceil_mode)
+    group = select(trace_graph(module, [x, m, v]))
+    assert isinstance(group, Group), group
+    assert [op.name for op in group.ops.values()] == ["batch_norm", "add", "relu", "max_pool2d"]
+    assert len(group.outputs) == 1
+    source = module_source("t", "synth_t_0", analyse([group]), group.source, len(group.inputs))
+    gm = to_fx(module)
+    assert apply_passes(gm, load_pass_dir(one_rule_pass(tmp_path, source, "synth_t_0"))).total == 1
+    with torch.no_grad():
+        out, want = gm(x, m, v), module(x, m, v)
+    assert out.isnan().sum() >= 1
+    torch.testing.assert_close(out, want, rtol=0, atol=0, equal_nan=True)
+
+
+class Upsample(torch.nn.Module):
+    def __init__(self, size: tuple[int, int], align_corners: bool) -> None:
+        super().__init__()
+        self.size, self.align_corners = size, align_corners
+
+    def forward(self, x: torch.Tensor, r: torch.Tensor) -> torch.Tensor:
+        return F.interpolate(torch.relu(x + r), size=self.size, mode="bilinear",
+                             align_corners=self.align_corners)  # fmt: skip
+
+
+@pytest.mark.skipif(not INTERPRETED, reason="runs Triton kernels in process: TRITON_INTERPRET=1")
+@pytest.mark.parametrize(("size", "align_corners"), [((16, 24), False), ((5, 7), False),
+                                                     ((13, 1), True)])  # fmt: skip
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_bilinear_interpolate_weighs_four_taps_as_eager(tmp_path: Path, size: tuple,
+                                                        align_corners: bool,
+                                                        dtype: torch.dtype) -> None:  # fmt: skip
+    """Up and down, both corner conventions: the taps and weights eager's kernel uses (in
+    float32, then one rounding), bit-exact in bfloat16 and within the strict level in float32
+    (CPU eager sums in another order)."""
+    g = torch.Generator().manual_seed(0)
+    args = [torch.randn(2, 3, 8, 9, generator=g).to(dtype) for _ in range(2)]
+    module = Upsample(size, align_corners)
+    group = select(trace_graph(module, args))
+    assert isinstance(group, Group), group
+    assert [op.name for op in group.ops.values()] == ["add", "relu", "interpolate"]
+    source = module_source("t", "synth_t_0", analyse([group]), group.source, len(group.inputs))
+    gm = to_fx(module)
+    assert apply_passes(gm, load_pass_dir(one_rule_pass(tmp_path, source, "synth_t_0"))).total == 1
+    with torch.no_grad():
+        out, want = gm(*args), module(*args)
+    if dtype == torch.bfloat16:
+        torch.testing.assert_close(out, want, rtol=0, atol=0)
+    assert compare_outputs([out], [want]).tightest_passing_t <= STRICT_T
+    same = select(trace_graph(Upsample((8, 9), False), args))  # eager copies: left to it
+    assert isinstance(same, Group) and [op.name for op in same.ops.values()] == ["add", "relu"]
+
+
+class TwoResizes(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = F.interpolate(torch.relu(x), size=(6, 6), mode="bilinear", align_corners=False)
+        return F.max_pool2d(h + 1.0, 2)
+
+
+def test_a_window_over_a_window_is_split_into_groups() -> None:
+    """A pool of a resize would compute 4 x 4 taps per output: the kernel stops before the
+    pool (left to eager, alone it is no group), each kernel one window deep."""
+    groups = select_all(trace_graph(TwoResizes(), [torch.randn(1, 2, 4, 4)]))
+    assert isinstance(groups, list), groups
+    assert [[op.name for op in g.ops.values()] for g in groups] == [["relu", "interpolate", "add"]]

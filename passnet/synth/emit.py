@@ -70,6 +70,16 @@ def _stat(v, DT: tl.constexpr, EAGER_CUDA: tl.constexpr):
 
 
 @triton.jit
+def _mix(w0, a, w1, b, EAGER_CUDA: tl.constexpr):
+    # w0 * a + w1 * b: eager's CUDA kernels are built with nvcc's default FMA contraction (the
+    # left product fused, LLVM's rule); its CPU kernels round each product
+    if EAGER_CUDA:
+        return tl.fma(w0, a, w1 * b)
+    else:
+        return w0 * a + w1 * b
+
+
+@triton.jit
 def _mean(total, n, EAGER_CUDA: tl.constexpr):
     # eager's CUDA mean multiplies the sum by float32(1 / n) (its MeanOps); the CPU one divides
     if EAGER_CUDA:

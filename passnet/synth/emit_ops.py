@@ -25,6 +25,10 @@ from passnet.synth.shapes import Dim, Unfusable
 if TYPE_CHECKING:
     from passnet.synth.lower import Builder
 
+
+_NAN = ", propagate_nan=tl.PropagateNan.ALL"  # NaN in, NaN out, as eager's max/min/clamp
+
+
 def _tanh(b: Builder, a: str) -> str:
     e = b.let(f"tl.exp(-2.0 * tl.abs({a}))")
     t = b.let(f"tl.math.div_rn(1.0 - {e}, 1.0 + {e})")
@@ -60,7 +64,7 @@ def pointwise(b: Builder, op: Op, args: list[str]) -> str:
     if name == "neg":
         return b.let(f"-{a}")
     if name == "relu":
-        return b.let(f"tl.maximum({a}, 0.0)")
+        return b.let(f"tl.maximum({a}, 0.0{_NAN})")
     if name == "gelu":
         return b.let(f"0.5 * {a} * (1.0 + tl.math.erf({a} * 0.7071067811865476))")
     if name == "gelu_tanh":
@@ -82,9 +86,9 @@ def pointwise(b: Builder, op: Op, args: list[str]) -> str:
     if name == "pow":
         return _pow(b, a, op.attrs["exponent"])
     if name == "hardsigmoid":  # as CUDA computes it: min(max(x + 3, 0), 6) * (1 / 6)
-        return b.let(f"tl.minimum(tl.maximum({a} + 3.0, 0.0), 6.0) * {1.0 / 6.0!r}")
+        return b.let(f"tl.minimum(tl.maximum({a} + 3.0, 0.0{_NAN}), 6.0{_NAN}) * {1.0 / 6.0!r}")
     if name == "hardswish":  # as CUDA computes it: x * min(max(x + 3, 0), 6) * (1 / 6)
-        return b.let(f"{a} * tl.minimum(tl.maximum({a} + 3.0, 0.0), 6.0) * {1.0 / 6.0!r}")
+        return b.let(f"{a} * tl.minimum(tl.maximum({a} + 3.0, 0.0{_NAN}), 6.0{_NAN}) * {1.0 / 6.0!r}")
     if name == "leaky_relu":
         return b.let(f"tl.where({a} > 0.0, {a}, {a} * {op.attrs['slope']!r})")
     if name == "masked_fill":  # the mask is a flag (1.0 / 0.0) or any tensor read as bool
@@ -92,9 +96,9 @@ def pointwise(b: Builder, op: Op, args: list[str]) -> str:
     if name == "clamp":
         lo, hi = op.attrs["min"], op.attrs["max"]
         if lo is not None:
-            a = b.let(f"tl.maximum({a}, {float(lo)!r})")
+            a = b.let(f"tl.maximum({a}, {float(lo)!r}{_NAN})")
         if hi is not None:
-            a = b.let(f"tl.minimum({a}, {float(hi)!r})")
+            a = b.let(f"tl.minimum({a}, {float(hi)!r}{_NAN})")
         return a
     raise ValueError(f"no Triton template for {name}")
 

@@ -29,6 +29,7 @@ from passnet.synth.op_model import INFIX
 from passnet.synth.ops import Op
 from passnet.synth.pattern import literal
 from passnet.synth.shapes import Dim, Shapes, Unfusable, merge_trailing, total
+from passnet.synth.windows import bilinear, max_pool
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 Map = tuple[str, ...]
@@ -375,6 +376,10 @@ class Builder:
             return self.round(norm(self, op, self.value(x, m), params), node)
         if op.kind == "linear":
             return linear(self, node, op, m)
+        if op.kind == "maxpool":
+            return max_pool(self, op, m)
+        if op.kind == "interp":
+            return self.round(bilinear(self, op, m), node)
         if op.kind in ("mean", "sum"):
             return self.round(reduce_row(self, op, self.value(x, self._reduced(node, m))), node)
         self.row_check(m, node, op.name)

@@ -276,6 +276,10 @@ def _reduction(key: str, node: Node, rank: int) -> Op | str | None:
         if b is None or rank not in (3, 4) or b["output_size"] not in (1, (1, 1), [1, 1]):
             return "adaptive_avg_pool2d to other than 1 x 1"
         return Op("mean", "adaptive_avg_pool2d", [b["input"]], {"keepdim": True, "dims": 2})
+    if key == _F + "max_pool2d":
+        return _max_pool2d(node, rank)
+    if key == _F + "interpolate":
+        return _interpolate(node, rank)
     if key in ("torch.mean", "Tensor.mean", "torch.sum", "Tensor.sum"):
         name = key.split(".")[-1]
         b = bind(node, ["input", "dim", "keepdim", "dtype"],
@@ -285,6 +289,47 @@ def _reduction(key: str, node: Node, rank: int) -> Op | str | None:
             return f"{name} over other than the trailing dims"
         return Op(name, name, [b["input"]], {"keepdim": bool(b["keepdim"]), "dims": k})
     return view_op(key, node, rank)
+
+
+def _pair(v: Any) -> tuple[int, int] | None:
+    """An int or a pair of ints as a pair (pooling's kernel_size, stride, padding, dilation)."""
+    v = (v, v) if isinstance(v, int) else tuple(v) if isinstance(v, (tuple, list)) else None
+    ok = v is not None and len(v) == 2 and all(type(x) is int for x in v)
+    return v if ok else None  # type: ignore[return-value]
+
+
+def _max_pool2d(node: Node, rank: int) -> Op | str:
+    """A max over each window of the last two dims, padding never chosen (eager pads with
+    -inf): exact in every dtype, so the window's values are simply compared."""
+    b = bind(node, ["input", "kernel_size", "stride", "padding", "dilation", "ceil_mode",
+                    "return_indices"],
+             {"stride": None, "padding": 0, "dilation": 1, "ceil_mode": False,
+              "return_indices": False})  # fmt: skip
+    if b is None or b["return_indices"] or rank not in (3, 4):
+        return "max_pool2d with indices or of another rank than [N, C, H, W]"
+    k, p, d = _pair(b["kernel_size"]), _pair(b["padding"]), _pair(b["dilation"])
+    s = k if b["stride"] in (None, [], ()) else _pair(b["stride"])
+    if None in (k, s, p, d) or min(*k, *s, *d) < 1 or min(p) < 0:  # type: ignore[misc]
+        return "max_pool2d with window arguments other than ints"
+    return Op("maxpool", "max_pool2d", [b["input"]],
+              {"kernel": k, "stride": s, "padding": p, "dilation": d,
+               "ceil_mode": bool(b["ceil_mode"])})  # fmt: skip
+
+
+def _interpolate(node: Node, rank: int) -> Op | str:
+    """Bilinear resizing of [N, C, H, W] to a literal size: four taps per output, weighed as
+    eager's upsample_bilinear2d weighs them (``lower.Builder.bilinear``)."""
+    b = bind(node, ["input", "size", "scale_factor", "mode", "align_corners",
+                    "recompute_scale_factor", "antialias"],
+             {"size": None, "scale_factor": None, "mode": "nearest", "align_corners": None,
+              "recompute_scale_factor": None, "antialias": False})  # fmt: skip
+    size = _pair(b["size"]) if b is not None else None
+    if b is None or b["mode"] != "bilinear" or b["antialias"] or rank != 4:
+        return "interpolate other than bilinear over [N, C, H, W]"
+    if size is None or b["scale_factor"] is not None or min(size) < 1:
+        return "interpolate to other than a literal size"
+    return Op("interp", "interpolate", [b["input"]],
+              {"size": size, "align_corners": bool(b["align_corners"])})
 
 
 def classify(node: Node, rank_of: Any) -> Op | str:

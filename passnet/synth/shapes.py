@@ -281,6 +281,25 @@ def _getitem(shapes: Shapes, src: list[Dim], items: list) -> list[Dim]:
     return out
 
 
+def _pooled(size: Dim, op: Op, i: int, n: int) -> Dim:
+    """A pooled dim's size, as ATen's ``pooling_output_shape`` computes it."""
+    k, s = op.attrs["kernel"][i], op.attrs["stride"][i]
+    p, d, ceil = op.attrs["padding"][i], op.attrs["dilation"][i], op.attrs["ceil_mode"]
+    extra = 2 * p - d * (k - 1) - 1 + (s - 1 if ceil else 0)
+
+    def out(v: int) -> int:
+        o = (v + extra) // s + 1
+        return o - 1 if ceil and (o - 1) * s >= v + p else o
+
+    vals = tuple(out(v) for v in size.vals)
+    if any(v < 1 for v in vals):
+        raise Unfusable("max_pool2d's window is larger than its padded input")
+    if size.literal is not None:
+        return lit(vals[0], n)
+    o = f"(({atom(size.expr)} + {extra}) // {s} + 1)"
+    return Dim(f"({o} - (({o} - 1) * {s} >= {atom(size.expr)} + {p}))" if ceil else o, vals)
+
+
 def infer_node(shapes: Shapes, node: Node, op: Op) -> list[Dim]:
     """The node's dims from its operands' (rules of the supported ops)."""
     x = shapes.dims[op.args[0]] if isinstance(op.args[0], Node) else []
@@ -315,6 +334,12 @@ def infer_node(shapes: Shapes, node: Node, op: Op) -> list[Dim]:
         if len(x) != 2:
             raise Unfusable("embedding's weight is not [rows, features]")
         return list(shapes.dims[op.args[1]]) + [x[1]]
+    if kind == "interp":
+        if all(x[-2 + i].vals == (op.attrs["size"][i],) * shapes.n for i in range(2)):
+            raise Unfusable("interpolate to the input's own size (eager copies)")
+        return x[:-2] + [lit(v, shapes.n) for v in op.attrs["size"]]
+    if kind == "maxpool":
+        return x[:-2] + [_pooled(x[-2 + i], op, i, shapes.n) for i in range(2)]
     if kind in ("cast", "id", "bn", "gn", "softmax"):
         return list(x)
     if kind in ("mean", "sum"):  # over the last ``dims`` dims
