@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 import torch
@@ -19,6 +20,20 @@ from passnet.synth.graph import Group, analyse, select, select_all, trace_graph
 from passnet.synth.ops import classify
 
 INTERPRETED = os.environ.get("TRITON_INTERPRET") == "1"
+
+
+def _fused(tmp_path: Path, module: torch.nn.Module, args: list) -> tuple[list[str], Any, Any]:
+    """The ops of the group the synthesizer chooses in ``module`` (then ``"->"`` and its
+    outputs' count), and the outputs of its graph rewritten by that one rule (which must fire
+    once) and of eager, on ``args``."""
+    group = select(trace_graph(module, args))
+    assert isinstance(group, Group), group
+    source = module_source("t", "synth_t_0", analyse([group]), group.source, len(group.inputs))
+    gm = to_fx(module)
+    assert apply_passes(gm, load_pass_dir(one_rule_pass(tmp_path, source, "synth_t_0"))).total == 1
+    with torch.no_grad():
+        ops = [op.name for op in group.ops.values()] + ["->", str(len(group.outputs))]
+        return ops, gm(*args), module(*args)
 
 
 class ReluPool(torch.nn.Module):
@@ -40,15 +55,9 @@ def test_a_global_average_pool_is_the_mean_eager_computes(tmp_path: Path,
     sizes stay unsupported, with that reason."""
     g = torch.Generator().manual_seed(0)
     args = [torch.randn(2, 6, 5, 7, generator=g).to(dtype) for _ in range(2)]
-    module = ReluPool((1, 1))
-    group = select(trace_graph(module, args))
-    assert isinstance(group, Group), group
-    assert [op.name for op in group.ops.values()] == ["add", "relu", "adaptive_avg_pool2d"]
-    source = module_source("t", "synth_t_0", analyse([group]), group.source, len(group.inputs))
-    gm = to_fx(module)
-    assert apply_passes(gm, load_pass_dir(one_rule_pass(tmp_path, source, "synth_t_0"))).total == 1
-    with torch.no_grad():
-        cmp = compare_outputs(list(gm(*args)), list(module(*args)))
+    ops, out, want = _fused(tmp_path, ReluPool((1, 1)), args)
+    assert ops == ["add", "relu", "adaptive_avg_pool2d", "->", "2"]
+    cmp = compare_outputs(list(out), list(want))
     assert cmp.tightest_passing_t is not None and cmp.tightest_passing_t <= STRICT_T, cmp
     other = select(trace_graph(ReluPool(2), args))
     assert isinstance(other, Group) and [op.name for op in other.ops.values()] == ["add", "relu"]
@@ -71,16 +80,8 @@ def test_index_select_gathers_inside_the_kernel(tmp_path: Path) -> None:
     g = torch.Generator().manual_seed(0)
     x = torch.randn(9, 12, generator=g, dtype=torch.float32).to(torch.bfloat16)
     src, dst = (torch.randint(0, 9, (20,), generator=g) for _ in range(2))
-    module = EdgeMessage()
-    group = select(trace_graph(module, [x, src, dst]))
-    assert isinstance(group, Group), group
-    assert [op.name for op in group.ops.values()] == ["index_select", "index_select", "sub",
-                                                      "relu", "mul"]  # fmt: skip
-    source = module_source("t", "synth_t_0", analyse([group]), group.source, len(group.inputs))
-    gm = to_fx(module)
-    assert apply_passes(gm, load_pass_dir(one_rule_pass(tmp_path, source, "synth_t_0"))).total == 1
-    with torch.no_grad():
-        out, want = gm(x, src, dst), module(x, src, dst)
+    ops, out, want = _fused(tmp_path, EdgeMessage(), [x, src, dst])
+    assert ops == ["index_select", "index_select", "sub", "relu", "mul", "->", "1"]
     torch.testing.assert_close(out, want, rtol=0, atol=0)
 
 
@@ -108,16 +109,8 @@ def test_max_pool2d_takes_the_window_max_of_the_fused_values(tmp_path: Path, win
     x = torch.randn(2, 3, 9, 11, generator=g).to(torch.bfloat16)
     x[1, 2, 4, 5] = float("nan")
     m, v = torch.randn(3, generator=g), torch.rand(3, generator=g) + 0.5
-    module = BnReluPool(*window, ceil_mode=ceil_mode)
-    group = select(trace_graph(module, [x, m, v]))
-    assert isinstance(group, Group), group
-    assert [op.name for op in group.ops.values()] == ["batch_norm", "add", "relu", "max_pool2d"]
-    assert len(group.outputs) == 1
-    source = module_source("t", "synth_t_0", analyse([group]), group.source, len(group.inputs))
-    gm = to_fx(module)
-    assert apply_passes(gm, load_pass_dir(one_rule_pass(tmp_path, source, "synth_t_0"))).total == 1
-    with torch.no_grad():
-        out, want = gm(x, m, v), module(x, m, v)
+    ops, out, want = _fused(tmp_path, BnReluPool(*window, ceil_mode=ceil_mode), [x, m, v])
+    assert ops == ["batch_norm", "add", "relu", "max_pool2d", "->", "1"]  # no relu written
     assert out.isnan().sum() >= 1
     torch.testing.assert_close(out, want, rtol=0, atol=0, equal_nan=True)
 
@@ -144,15 +137,8 @@ def test_bilinear_interpolate_weighs_four_taps_as_eager(tmp_path: Path, size: tu
     (CPU eager sums in another order)."""
     g = torch.Generator().manual_seed(0)
     args = [torch.randn(2, 3, 8, 9, generator=g).to(dtype) for _ in range(2)]
-    module = Upsample(size, align_corners)
-    group = select(trace_graph(module, args))
-    assert isinstance(group, Group), group
-    assert [op.name for op in group.ops.values()] == ["add", "relu", "interpolate"]
-    source = module_source("t", "synth_t_0", analyse([group]), group.source, len(group.inputs))
-    gm = to_fx(module)
-    assert apply_passes(gm, load_pass_dir(one_rule_pass(tmp_path, source, "synth_t_0"))).total == 1
-    with torch.no_grad():
-        out, want = gm(*args), module(*args)
+    ops, out, want = _fused(tmp_path, Upsample(size, align_corners), args)
+    assert ops == ["add", "relu", "interpolate", "->", "1"]
     if dtype == torch.bfloat16:
         torch.testing.assert_close(out, want, rtol=0, atol=0)
     assert compare_outputs([out], [want]).tightest_passing_t <= STRICT_T
