@@ -53,13 +53,41 @@ def _count(dims: list[Dim], k: int) -> int:
     return out
 
 
+def _axis_op(b: Builder, node: Node) -> Node | None:
+    """The softmax, mean or sum over a dim other than the last that ``node`` is, or that it
+    is computed from elementwise with that op's own dims (masked mean pooling's ``sum / count``
+    after two sums over the sequence): its phase walks that dim as the row."""
+    above = _ancestors(b, [node])
+    for n in [node, *(n for n in b.nodes if n in above)]:  # in graph order: deterministic
+        op = b.ops.get(n)
+        if op is not None and "axis" in op.attrs and [d.vals for d in b.shapes.dims[n]] == [
+                d.vals for d in b.shapes.dims[node]]:  # fmt: skip
+            return n
+    return None
+
+
 def _domain(b: Builder, node: Node) -> list[Dim]:
     """The domain a value is computed over: a mean/sum's is that of its operand's row, the
-    trailing dims it reduces merged into one."""
+    trailing dims it reduces merged into one; over another dim (``_axis_op``), that dim moved
+    last."""
+    if (ax := _axis_op(b, node)) is not None:
+        a, src = b.ops[ax].attrs["axis"], b.shapes.dims[b.ops[ax].args[0]]
+        return src[:a] + src[a + 1 :] + [src[a]]
     op = b.ops[node]
     if op.kind not in ("mean", "sum"):
         return b.shapes.dims[node]
     return merge_trailing(b.shapes.dims[op.args[0]], op.attrs["dims"], b.shapes.n)
+
+
+def _axis_map(b: Builder, ax: Node, base: Map) -> Map:
+    """Coordinates of ``ax``'s result (and of values computed elementwise from it) in a phase
+    over its moved domain: the row's ``cols`` back at the axis for a softmax, the axis
+    dropped (or 0, keepdim) for a mean or sum."""
+    op, coords = b.ops[ax], base[:-1]
+    a = op.attrs["axis"]
+    if op.kind == "softmax":
+        return coords[:a] + (base[-1],) + coords[a:]
+    return coords[:a] + (("0",) if op.attrs["keepdim"] else ()) + coords[a:]
 
 
 def _merged_row(b: Builder, roots: list[Node], dom: list[Dim]) -> int:
@@ -207,7 +235,9 @@ def build(b: Builder, store_views: bool = False) -> Kernel:
         base = _base(b)
         for r in roots:
             op = b.ops[r]
-            if op.kind in ("mean", "sum"):
+            if (ax := _axis_op(b, r)) is not None:
+                b.value(r, _axis_map(b, ax, base))
+            elif op.kind in ("mean", "sum"):
                 keep = ("0",) * op.attrs["dims"] if op.attrs["keepdim"] else ()
                 b.value(r, base[:-1] + keep)
             else:

@@ -215,6 +215,11 @@ class Builder:
         x, k = op.args[0], op.attrs["dims"]
         if any(self.on_cols(t) for t in m):
             raise Unfusable(f"{op.name} '{node.name}' is needed along the row it reduces")
+        if "axis" in op.attrs:  # the row walks that dim: cols there, the rest as at m
+            a = op.attrs["axis"]
+            row = m[:a] + ("cols",) + m[a + (1 if op.attrs["keepdim"] else 0):]
+            self.row_check(row, x, op.name, a)
+            return row
         row = (m[:-k] if op.attrs["keepdim"] else m) + ("cols",)
         if k == 1:
             self.row_check(row, x, op.name)
@@ -225,10 +230,12 @@ class Builder:
             raise Unfusable(f"{op.name} '{node.name}' reduces dims of another size than the row")
         return self.reshape(row, merged, src)
 
-    def row_check(self, m: Map, node: Node, what: str) -> None:
-        if m[-1] != "cols" or any(self.on_cols(t) for t in m[:-1]):
+    def row_check(self, m: Map, node: Node, what: str, axis: int = -1) -> None:
+        """``m`` runs along the kernel's row at ``axis`` (only there), over as many elements."""
+        a = axis % len(m)
+        if m[a] != "cols" or any(self.on_cols(t) for i, t in enumerate(m) if i != a):
             raise Unfusable(f"{what} '{node.name}' reduces a dim that is not the kernel's row")
-        if not self.shapes.equal(self.shapes.dims[node][-1], self.domain[-1]):
+        if not self.shapes.equal(self.shapes.dims[node][a], self.domain[-1]):
             raise Unfusable(f"{what} '{node.name}' reduces a dim of another size than the row")
 
     # -- values ----------------------------------------------------------------------------
@@ -382,7 +389,7 @@ class Builder:
             return self.round(bilinear(self, op, m), node)
         if op.kind in ("mean", "sum"):
             return self.round(reduce_row(self, op, self.value(x, self._reduced(node, m))), node)
-        self.row_check(m, node, op.name)
+        self.row_check(m, node, op.name, op.attrs.get("axis", -1))
         if op.kind == "gn":
             self.shapes.guard(f"{self.shapes.dims[x][1].expr} == {op.attrs['groups']}")
         v = self.value(x, m)

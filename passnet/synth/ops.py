@@ -223,6 +223,16 @@ def _trailing(dim: Any, rank: int) -> int | None:
     return len(dims)
 
 
+def _axis(dim: Any, rank: int) -> int | None:
+    """The one dim ``dim`` names, normalised, when it is not the last: the kernel's row then
+    walks that dim (``kernel._axis_op``)."""
+    if isinstance(dim, (list, tuple)) and len(dim) == 1:
+        dim = dim[0]
+    if not isinstance(dim, int) or isinstance(dim, bool) or not -rank <= dim < rank:
+        return None
+    return dim % rank if dim % rank != rank - 1 else None
+
+
 def _last(dim: Any, rank: int) -> bool:
     if isinstance(dim, (list, tuple)) and len(dim) == 1:
         dim = dim[0]
@@ -268,9 +278,11 @@ def _reduction(key: str, node: Node, rank: int) -> Op | str | None:
             else ["input", "dim", "dtype"]
         )
         b = bind(node, names, {"dim": None, "_stacklevel": 3, "dtype": None})
-        if b is None or not _last(b["dim"], rank):
-            return "softmax over other than the last dim"
-        return Op("softmax", "softmax", [b["input"]], {"dtype": b["dtype"]})
+        if b is None or (not _last(b["dim"], rank) and _axis(b["dim"], rank) is None):
+            return "softmax over an unknown dim"
+        attrs = {"dtype": b["dtype"]} | ({} if _last(b["dim"], rank) else
+                                         {"axis": _axis(b["dim"], rank)})  # fmt: skip
+        return Op("softmax", "softmax", [b["input"]], attrs)
     if key == _F + "adaptive_avg_pool2d":  # to 1 x 1, eager computes mean((-1, -2), True)
         b = bind(node, ["input", "output_size"], {})
         if b is None or rank not in (3, 4) or b["output_size"] not in (1, (1, 1), [1, 1]):
@@ -285,9 +297,11 @@ def _reduction(key: str, node: Node, rank: int) -> Op | str | None:
         b = bind(node, ["input", "dim", "keepdim", "dtype"],
                   {"dim": None, "keepdim": False, "dtype": None})  # fmt: skip
         k = _trailing(b["dim"], rank) if b is not None else None
-        if b is None or k is None or b["dtype"] is not None:
-            return f"{name} over other than the trailing dims"
-        return Op(name, name, [b["input"]], {"keepdim": bool(b["keepdim"]), "dims": k})
+        axis = _axis(b["dim"], rank) if b is not None and k is None else None
+        if b is None or (k is None and axis is None) or b["dtype"] is not None:
+            return f"{name} over several dims other than the trailing ones"
+        attrs = {"keepdim": bool(b["keepdim"]), "dims": k or 1}
+        return Op(name, name, [b["input"]], attrs | ({} if axis is None else {"axis": axis}))
     return view_op(key, node, rank)
 
 

@@ -342,6 +342,9 @@ def infer_node(shapes: Shapes, node: Node, op: Op) -> list[Dim]:
         return x[:-2] + [_pooled(x[-2 + i], op, i, shapes.n) for i in range(2)]
     if kind in ("cast", "id", "bn", "gn", "softmax"):
         return list(x)
+    if kind in ("mean", "sum") and "axis" in op.attrs:  # over one other dim
+        a = op.attrs["axis"]
+        return x[:a] + ([lit(1, shapes.n)] if op.attrs["keepdim"] else []) + x[a + 1 :]
     if kind in ("mean", "sum"):  # over the last ``dims`` dims
         k = op.attrs["dims"]
         return x[:-k] + ([lit(1, shapes.n)] * k if op.attrs["keepdim"] else [])
