@@ -109,9 +109,10 @@ def main() -> None:
         for _ in range(a.rounds):
             ta.append(_time(ca, a.calls))
             tb.append(_time(cb, a.calls))
-        rows[task_dir.name] = {"calls": len(ca), "a_us": round(statistics.median(ta), 2),
-                               "b_us": round(statistics.median(tb), 2),
-                               "a_iqr": round(_iqr(ta), 2), "b_iqr": round(_iqr(tb), 2)}  # fmt: skip
+        rows[task_dir.name] = {
+            "calls": len(ca), "a_us": round(statistics.median(ta), 2),
+            "b_us": round(statistics.median(tb), 2), "a_iqr": round(_iqr(ta), 2),
+            "b_iqr": round(_iqr(tb), 2)}  # fmt: skip
         print(f"{task_dir.name}: {rows[task_dir.name]}", flush=True)
     ratios = [r["b_us"] / r["a_us"] for r in rows.values()]
     summary = {"tasks": len(rows), "gmean_b_over_a": round(math.exp(statistics.fmean(

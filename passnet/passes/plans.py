@@ -19,10 +19,11 @@ function of metadata alone, so :func:`plan_cache` memoises it::
         ...
 
 ``_plan[a, b, ...]`` is one dict lookup (a ``dict`` subclass whose ``__missing__`` calls the
-function with the key's items; a one-item key is written ``_plan[a,]``). The integrity policy forbids state kept across calls because
-a cache of outputs returns stale results; a plan cannot be one: its key and its value are
-checked, on every miss, to hold no tensor (only numbers, strings, dtypes, devices, sizes and
-tuples, lists or dicts of them), so a plan carries nothing a pass computed from input data.
+function with the key's items; a one-item key is written ``_plan[a,]``). The integrity
+policy forbids state kept across calls because a cache of outputs returns stale results; a
+plan cannot be one: its key and its value are checked, on every miss, to hold no tensor
+(only numbers, strings, dtypes, devices, sizes and tuples, lists or dicts of them), so a plan
+carries nothing a pass computed from input data.
 A signature's plan is computed once per process; past ``limit`` signatures plans are still
 computed, no longer stored.
 """
@@ -54,7 +55,7 @@ def _check(value: Any, what: str) -> None:
             _check(v, what)
         return
     raise TypeError(f"a launch plan's {what} holds a {type(value).__name__}: only numbers, "
-                    f"strings, dtypes, devices, sizes and tuples, lists or dicts of them")  # fmt: skip
+                    "strings, dtypes, devices, sizes and tuples, lists or dicts of them")
 
 
 class PlanCache(dict):

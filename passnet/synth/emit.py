@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from passnet.synth.kernel import Kernel
-from passnet.synth.wrapper import Tuning, wrapper_source
+from passnet.synth.wrapper import Tuning, tuple_source, wrapper_source
 
 _HEADER = '''"""{title}
 
@@ -94,10 +94,6 @@ _MODE_DOC = {
 }
 
 
-def _tuple(items: list[str]) -> str:
-    return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
-
-
 # per-phase names: Triton merges a name assigned in both branches of an `if`, so each phase's
 # index and mask variables get the phase's suffix (not the `mask=` keyword of load/store)
 _PHASE_NAMES = re.compile(r"\b(BLOCK_M|BLOCK_N|BLOCK|numel|n_rows|offs|rows|cols|rmask|cmask|mask)"
@@ -168,7 +164,8 @@ def module_source(
         out = out.rstrip("\n") + "\n" + _EAGER_CUDA + "\n\n"
     params = ", ".join(f"in{j}" for j in range(n_inputs))
     out += pattern + "\n\n"
-    out += f"def replacement_args({params}):\n    return {_tuple([f'in{j}' for j in range(n_inputs)])}\n\n\n"
+    returned = tuple_source([f"in{j}" for j in range(n_inputs)])
+    out += f"def replacement_args({params}):\n    return {returned}\n\n\n"
     if len(kernels) == 1:
         kernel, args = _kernel_source(f"_{fname}_kernel", kernels[0])
         out += kernel + "\n\n"
@@ -182,7 +179,8 @@ def module_source(
         out += _dispatch_source(fname, kernels, n_inputs)
     out += f"\n\ndef replacement_func():\n    return {fname}\n"
     if "@plan_cache" in out:
-        out = out.replace(_LAUNCH_IMPORT, _LAUNCH_IMPORT + "from passnet.passes.plans import plan_cache\n", 1)
+        plans = "from passnet.passes.plans import plan_cache\n"
+        out = out.replace(_LAUNCH_IMPORT, _LAUNCH_IMPORT + plans, 1)
     return out
 
 
@@ -190,9 +188,9 @@ def _dispatch_source(fname: str, kernels: list[Kernel], n_inputs: int) -> str:
     """The replacement: the wrapper of the kernel generated for the inputs' ranks."""
     inputs = [f"in{j}" for j in range(n_inputs)]
     lines = [f"@torch.fx.wrap\ndef {fname}({', '.join(inputs)}):"]
-    lines.append(f"    ranks = {_tuple([f'in{j}.dim()' for j in range(n_inputs)])}")
+    lines.append(f"    ranks = {tuple_source([f'in{j}.dim()' for j in range(n_inputs)])}")
     for r, kern in enumerate(kernels):
-        ranks = _tuple([str(len(kern.shapes.dims[node])) for node in kern.inputs])
+        ranks = tuple_source([str(len(kern.shapes.dims[node])) for node in kern.inputs])
         lines.append(f"    if ranks == {ranks}:")
         lines.append(f"        return _{fname}_r{r}({', '.join(inputs)})")
     lines.append(f'    raise ValueError("{fname}: an input of another rank than generated for")')

@@ -57,7 +57,7 @@ def _axis_op(b: Builder, node: Node) -> Node | None:
     """The softmax, mean or sum over a dim other than the last that ``node`` is, or that it
     is computed from elementwise with that op's own dims (masked mean pooling's ``sum / count``
     after two sums over the sequence): its phase walks that dim as the row."""
-    above = _ancestors(b, [node])
+    above = b.ancestors([node])
     for n in [node, *(n for n in b.nodes if n in above)]:  # in graph order: deterministic
         op = b.ops.get(n)
         if op is not None and "axis" in op.attrs and [d.vals for d in b.shapes.dims[n]] == [
@@ -95,7 +95,7 @@ def _merged_row(b: Builder, roots: list[Node], dom: list[Dim]) -> int:
     roots' ancestors reduces together, when they are ``dom``'s own trailing dims (an output
     computed from a reduction over (H, W) walks H * W as its row); 1 otherwise."""
     ks = set()
-    for n in _ancestors(b, roots):
+    for n in b.ancestors(roots):
         op = b.ops[n]
         if op.kind not in ("mean", "sum") or (k := op.attrs["dims"]) == 1 or len(dom) < k:
             continue
@@ -104,18 +104,6 @@ def _merged_row(b: Builder, roots: list[Node], dom: list[Dim]) -> int:
     if len(ks) > 1:
         raise Unfusable("reductions over different numbers of trailing dims in one phase")
     return ks.pop() if ks else 1
-
-
-def _ancestors(b: Builder, roots: list[Node]) -> set[Node]:
-    seen, todo = set(), list(roots)
-    while todo:
-        n = todo.pop()
-        if n in seen or n not in b.ops:
-            continue
-        seen.add(n)
-        op = b.ops[n]
-        todo += [a for a in op.args if isinstance(a, Node)]
-    return seen
 
 
 def _covers(b: Builder, node: Node, m: Map) -> bool:
@@ -227,7 +215,7 @@ def build(b: Builder, store_views: bool = False) -> Kernel:
         roots = roots if root in roots else [root, *roots]
         for r in roots:
             all(map(b.shapes.equal, _domain(b, r), dom))  # guards where only values agree
-        row = any(b.ops[n].kind in ROW_OPS for n in _ancestors(b, roots))
+        row = any(b.ops[n].kind in ROW_OPS for n in b.ancestors(roots))
         full = dom
         k = _merged_row(b, roots, dom) if row else 1
         dom = merge_trailing(dom, k, b.shapes.n)

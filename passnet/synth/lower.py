@@ -230,6 +230,17 @@ class Builder:
             raise Unfusable(f"{op.name} '{node.name}' reduces dims of another size than the row")
         return self.reshape(row, merged, src)
 
+    def ancestors(self, roots: list[Node]) -> set[Node]:
+        """``roots`` and the group's nodes they are computed from."""
+        seen, todo = set(), list(roots)
+        while todo:
+            n = todo.pop()
+            if n in seen or n not in self.ops:
+                continue
+            seen.add(n)
+            todo += [a for a in self.ops[n].args if isinstance(a, Node)]
+        return seen
+
     def row_check(self, m: Map, node: Node, what: str, axis: int = -1) -> None:
         """``m`` runs along the kernel's row at ``axis`` (only there), over as many elements."""
         a = axis % len(m)

@@ -223,20 +223,21 @@ def _trailing(dim: Any, rank: int) -> int | None:
     return len(dims)
 
 
-def _axis(dim: Any, rank: int) -> int | None:
-    """The one dim ``dim`` names, normalised, when it is not the last: the kernel's row then
-    walks that dim (``kernel._axis_op``)."""
+def _one_dim(dim: Any, rank: int) -> int | None:
+    """The one dim ``dim`` names (``1``, ``-1``, ``[2]``), normalised; None otherwise."""
     if isinstance(dim, (list, tuple)) and len(dim) == 1:
         dim = dim[0]
     if not isinstance(dim, int) or isinstance(dim, bool) or not -rank <= dim < rank:
         return None
-    return dim % rank if dim % rank != rank - 1 else None
+    return dim % rank
 
 
-def _last(dim: Any, rank: int) -> bool:
-    if isinstance(dim, (list, tuple)) and len(dim) == 1:
-        dim = dim[0]
-    return isinstance(dim, int) and not isinstance(dim, bool) and dim in (-1, rank - 1)
+def _axis(dim: Any, rank: int) -> int | None:
+    """The one dim ``dim`` names, normalised, when it is not the last: the kernel's row then
+    walks that dim (``kernel._axis_op``)."""
+    d = _one_dim(dim, rank)
+    return d if d != rank - 1 else None
+
 
 
 def _reduction(key: str, node: Node, rank: int) -> Op | str | None:
@@ -278,11 +279,11 @@ def _reduction(key: str, node: Node, rank: int) -> Op | str | None:
             else ["input", "dim", "dtype"]
         )
         b = bind(node, names, {"dim": None, "_stacklevel": 3, "dtype": None})
-        if b is None or (not _last(b["dim"], rank) and _axis(b["dim"], rank) is None):
+        d = _one_dim(b["dim"], rank) if b is not None else None
+        if d is None:
             return "softmax over an unknown dim"
-        attrs = {"dtype": b["dtype"]} | ({} if _last(b["dim"], rank) else
-                                         {"axis": _axis(b["dim"], rank)})  # fmt: skip
-        return Op("softmax", "softmax", [b["input"]], attrs)
+        attrs = {"dtype": b["dtype"]} | ({} if d == rank - 1 else {"axis": d})  # type: ignore[index]
+        return Op("softmax", "softmax", [b["input"]], attrs)  # type: ignore[index]
     if key == _F + "adaptive_avg_pool2d":  # to 1 x 1, eager computes mean((-1, -2), True)
         b = bind(node, ["input", "output_size"], {})
         if b is None or rank not in (3, 4) or b["output_size"] not in (1, (1, 1), [1, 1]):
@@ -332,7 +333,7 @@ def _max_pool2d(node: Node, rank: int) -> Op | str:
 
 def _interpolate(node: Node, rank: int) -> Op | str:
     """Bilinear resizing of [N, C, H, W] to a literal size: four taps per output, weighed as
-    eager's upsample_bilinear2d weighs them (``lower.Builder.bilinear``)."""
+    eager's upsample_bilinear2d weighs them (``windows.bilinear``)."""
     b = bind(node, ["input", "size", "scale_factor", "mode", "align_corners",
                     "recompute_scale_factor", "antialias"],
              {"size": None, "scale_factor": None, "mode": "nearest", "align_corners": None,

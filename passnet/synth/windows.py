@@ -26,15 +26,10 @@ WINDOWS = ("maxpool", "interp")
 def _single(b: Builder, op: Op) -> None:
     """Refuse a window over a value that is itself a window's: the taps would multiply (a
     resize of a resize computes 16 values per output), so such a chain is split into groups."""
-    todo, seen = [a for a in op.args if isinstance(a, Node)], set()
-    while todo:
-        n = todo.pop()
-        if n in seen or n not in b.ops:
-            continue
-        seen.add(n)
+    above = b.ancestors([a for a in op.args if isinstance(a, Node)])
+    for n in (n for n in b.nodes if n in above):  # graph order: one reason, every run
         if b.ops[n].kind in WINDOWS:
             raise Unfusable(f"{op.name} of a value {b.ops[n].name} computed in the same kernel")
-        todo += [a for a in b.ops[n].args if isinstance(a, Node)]
 
 
 def max_pool(b: Builder, op: Op, m: Map) -> str:

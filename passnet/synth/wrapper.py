@@ -13,12 +13,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from torch.fx import Node
+
 from passnet.synth.alias import alias_lines
 from passnet.synth.kernel import Kernel
 from passnet.synth.shapes import atom, prod
 
 
-def _tuple(items: list[str]) -> str:
+def tuple_source(items: list[str]) -> str:
+    """Python source of a tuple of the expressions ``items``."""
     return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
 
 
@@ -93,36 +96,53 @@ def _grid_lines(fname: str, k: Kernel, tuning: Tuning | None = None) -> list[str
     return lines
 
 
+def _checks(fname: str, k: Kernel) -> list[str]:
+    """The rank check (its two lines first), then the guards: lines over ``s<j>``."""
+    shapes = k.shapes
+    ranks = [f"len(s{j}) != {len(shapes.dims[node])}" for j, node in enumerate(k.inputs)]
+    lines = [f"    if {' or '.join(ranks)}:",
+             f'        raise ValueError("{fname}: an input of another rank than generated for")']
+    if shapes.guards:
+        lines.append("    if not (" + "\n            and ".join(shapes.guards) + "):")
+        lines.append(f'        raise ValueError("{fname}: shapes outside those generated for")')
+    return lines
+
+
+def _size(k: Kernel, node: Node) -> str:
+    """An output's size tuple, over ``s<j>``."""
+    dims = k.shapes.dims[node]
+    return tuple_source([d.expr for d in dims]) if dims else "()"
+
+
+def _alloc(i: int, k: Kernel, size: str) -> str:
+    """Output ``i`` allocated: on ``in0``'s device, in its dtype (an input's: that input's
+    ``new_empty``, which takes its dtype and device)."""
+    dtype = k.shapes.dtypes[k.outputs[i]].python()
+    if re.fullmatch(r"in\d+\.dtype", dtype):
+        return f"    y{i} = {dtype.split('.')[0]}.new_empty({size})"
+    return f"    y{i} = in0.new_empty({size}, dtype={dtype})"
+
+
+def _returns(k: Kernel) -> str:
+    outs = [f"y{i}" for i in range(len(k.outputs))]
+    return f"    return {outs[0] if len(outs) == 1 else tuple_source(outs)}"
+
+
 def _plain_wrapper(
     fname: str, kname: str, k: Kernel, n_inputs: int, args: list[str], tuning: Tuning | None,
     wrap: bool = True,
 ) -> str:  # fmt: skip
     """Everything on every call: the form for kernels whose outputs may be views of their
     inputs (those are made per call, from the tensors themselves)."""
-    shapes = k.shapes
-    inputs = [f"in{j}" for j in range(n_inputs)]
-    lines = [("@torch.fx.wrap\n" if wrap else "") + f"def {fname}({', '.join(inputs)}):"]
+    lines = [_def(fname, n_inputs, wrap)]
     lines += [f"    s{j} = in{j}.shape" for j in range(n_inputs)]
-    ranks = [f"len(s{j}) != {len(shapes.dims[node])}" for j, node in enumerate(k.inputs)]
-    lines.append(f"    if {' or '.join(ranks)}:")
-    lines.append(f'        raise ValueError("{fname}: an input of another rank than generated for")')
-    after_ranks = len(lines)
-    if shapes.guards:
-        lines.append("    if not (" + "\n            and ".join(shapes.guards) + "):")
-        lines.append(f'        raise ValueError("{fname}: shapes outside those generated for")')
+    after_ranks = len(lines) + 2
+    lines += _checks(fname, k)
     if k.aliases:
         lines += alias_lines(k.aliases)
     strided = sorted({j for j, _ in k.strides.values()})
     lines += [f"    t{j} = in{j}.stride()" for j in strided]
-    outs = []
-    for i, node in enumerate(k.outputs):
-        dims = _tuple([d.expr for d in shapes.dims[node]]) if shapes.dims[node] else "()"
-        dtype = shapes.dtypes[node].python()
-        if re.fullmatch(r"in\d+\.dtype", dtype):  # new_empty: that input's dtype and device
-            lines.append(f"    y{i} = {dtype.split('.')[0]}.new_empty({dims})")
-        else:
-            lines.append(f"    y{i} = torch.empty({dims}, dtype={dtype}, device=in0.device)")
-        outs.append(f"y{i}")
+    lines += [_alloc(i, k, _size(k, o)) for i, o in enumerate(k.outputs)]
     lines += _grid_lines(fname, k, tuning)
     grid = " + ".join(f"g{i}" for i in range(len(k.phases)))
     lines.append(f"    if {grid} > 0:")
@@ -131,8 +151,13 @@ def _plain_wrapper(
     if tuning is not None:
         lines.append(f"            num_warps={tuning.num_warps},")
     lines.append("        )")
-    lines.append(f"    return {outs[0] if len(outs) == 1 else _tuple(outs)}")
+    lines.append(_returns(k))
     return "\n".join(_hoist_max(lines, after_ranks)) + "\n"
+
+
+def _def(fname: str, n_inputs: int, wrap: bool) -> str:
+    inputs = ", ".join(f"in{j}" for j in range(n_inputs))
+    return ("@torch.fx.wrap\n" if wrap else "") + f"def {fname}({inputs}):"
 
 
 def wrapper_source(
@@ -142,31 +167,20 @@ def wrapper_source(
     """The replacement ``fname`` launching ``kname`` with ``args`` (the kernel's parameters'
     expressions, in order); ``wrap``: decorated with ``torch.fx.wrap`` (a rule's replacement,
     not one kernel's wrapper behind a rank dispatch)."""
-    if k.aliases:
-        return _plain_wrapper(fname, kname, k, n_inputs, args, tuning, wrap)
-    return _planned_wrapper(fname, kname, k, n_inputs, args, tuning, wrap) or _plain_wrapper(
-        fname, kname, k, n_inputs, args, tuning, wrap)  # fmt: skip
+    planned = None if k.aliases else _planned_wrapper(fname, kname, k, n_inputs, args, tuning,
+                                                      wrap)  # fmt: skip
+    return planned or _plain_wrapper(fname, kname, k, n_inputs, args, tuning, wrap)
 
 
 _KEYWORD = re.compile(r"(\w+)=(?!=)(.*)")
 _TENSOR_ARG = re.compile(r"(in|y)\d+")
 
 
-def _plan_lines(fname: str, k: Kernel, n_inputs: int, args: list[str],
-                tuning: Tuning | None) -> list[str]:  # fmt: skip
+def _plan_lines(fname: str, k: Kernel, args: list[str], tuning: Tuning | None) -> list[str]:
     """The plan function's body over ``s<j>`` (and ``t<j>``, ``in<j>.dtype``, ``in0.is_cuda``):
     checks, then ``return (output sizes..., grid, launch?, int args, keyword args)``."""
-    shapes = k.shapes
-    ranks = [f"len(s{j}) != {len(shapes.dims[node])}" for j, node in enumerate(k.inputs)]
-    lines = [f"    if {' or '.join(ranks)}:",
-             f'        raise ValueError("{fname}: an input of another rank than generated for")']
-    after_ranks = len(lines)
-    if shapes.guards:
-        lines.append("    if not (" + "\n            and ".join(shapes.guards) + "):")
-        lines.append(f'        raise ValueError("{fname}: shapes outside those generated for")')
-    lines += _grid_lines(fname, k, tuning)
-    sizes = [_tuple([d.expr for d in shapes.dims[o]]) if shapes.dims[o] else "()"
-             for o in k.outputs]  # fmt: skip
+    lines = _checks(fname, k) + _grid_lines(fname, k, tuning)
+    sizes = [_size(k, o) for o in k.outputs]
     keywords = [m.groups() for a in args if (m := _KEYWORD.fullmatch(a))]
     if tuning is not None:
         keywords.append(("num_warps", str(tuning.num_warps)))
@@ -174,8 +188,8 @@ def _plan_lines(fname: str, k: Kernel, n_inputs: int, args: list[str],
     grid = " + ".join(f"g{i}" for i in range(len(k.phases)))
     consts = "{" + ", ".join(f'"{name}": {value}' for name, value in keywords) + "}"
     lines.append(f"    return ({', '.join(sizes)}, ({grid},), {grid} > 0, "
-                 f"{_tuple(ints) if ints else '()'}, {consts})")  # fmt: skip
-    return _hoist_max(lines, after_ranks)
+                 f"{tuple_source(ints) if ints else '()'}, {consts})")  # fmt: skip
+    return _hoist_max(lines, 2)  # after the rank check
 
 
 def _planned_wrapper(
@@ -184,7 +198,7 @@ def _planned_wrapper(
 ) -> str | None:  # fmt: skip
     """A plan function memoised by input signature and the wrapper that looks it up (module
     docstring); None when the plan would read anything but metadata."""
-    body = "\n".join(_plan_lines(fname, k, n_inputs, args, tuning))
+    body = "\n".join(_plan_lines(fname, k, args, tuning))
     body = re.sub(r"\bin(\d+)\.dtype\b", r"d\1", body).replace("in0.is_cuda", "cuda")
     if re.search(r"\bin\d+\b", body):
         return None
@@ -195,20 +209,13 @@ def _planned_wrapper(
     used += [("cuda", "in0.is_cuda")] if re.search(r"\bcuda\b", body) else []
     plan = f"_{fname}_plan"
     out = [f"@plan_cache\ndef {plan}({', '.join(p for p, _ in used)}):", body, "", ""]
-    inputs = [f"in{j}" for j in range(n_inputs)]
     sizes = [f"o{i}" for i in range(len(k.outputs))]
-    out.append(("@torch.fx.wrap\n" if wrap else "") + f"def {fname}({', '.join(inputs)}):")
+    out.append(_def(fname, n_inputs, wrap))
     key = ", ".join(e for _, e in used) + ("," if len(used) == 1 else "")
     out.append(f"    {', '.join(sizes)}, grid, launch, ints, consts = {plan}[{key}]")
-    for i, node in enumerate(k.outputs):
-        dtype = k.shapes.dtypes[node].python()
-        if re.fullmatch(r"in\d+\.dtype", dtype):  # new_empty: that input's dtype and device
-            out.append(f"    y{i} = {dtype.split('.')[0]}.new_empty(o{i})")
-        else:
-            out.append(f"    y{i} = in0.new_empty(o{i}, dtype={dtype})")
+    out += [_alloc(i, k, size) for i, size in enumerate(sizes)]
     tensors = [a for a in args if _TENSOR_ARG.fullmatch(a)]
     out.append("    if launch:")
     out.append(f"        {kname}[grid]({', '.join(tensors)}, *ints, **consts)")
-    outs = [f"y{i}" for i in range(len(k.outputs))]
-    out.append(f"    return {outs[0] if len(outs) == 1 else _tuple(outs)}")
+    out.append(_returns(k))
     return "\n".join(out) + "\n"
