@@ -249,3 +249,54 @@ def test_an_evaluator_pool_prewarms_the_zygote_its_workers_fork_from(tmp_path: P
     assert [v.status.value for v in result.variants] == ["ok"]
     assert _zygote() == pid
     assert DevicePool(["cpu"], QUICK, prewarm=False).prewarmed is None
+
+
+_THREAD_AT_INDUCTOR = '''
+import sys
+import threading
+
+
+class _StartsAThread:
+    """Stands in for the CUDA driver: a thread started while Inductor's compiler imports."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name == "torch._inductor.compile_fx":
+            threading.Thread(target=threading.Event().wait, daemon=True, name="fake-cuda").start()
+        return None
+
+
+sys.meta_path.insert(0, _StartsAThread())
+'''
+
+
+def test_an_unforkable_full_preload_falls_back_to_a_light_zygote(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """When a kind's full preload leaves a thread behind (on the GPU: Inductor's import ran
+    cuInit), its zygote refuses to serve; the kind then gets a zygote that preloads torch and
+    the evaluator only, and its workers are still forked (they import the rest themselves)
+    rather than each started on its own. Workers on CUDA ask NVML, not the CUDA runtime,
+    whether a GPU is there, which keeps ``torch.cuda.is_available()`` from running cuInit."""
+    assert sandbox.worker_env("cuda", str(tmp_path))["PYTORCH_NVML_BASED_CUDA_CHECK"] == "1"
+    assert "PYTORCH_NVML_BASED_CUDA_CHECK" not in sandbox.worker_env("cpu", str(tmp_path))
+    assert forkserver.preload_args("inductor", "cuda", light=True) == []
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(_THREAD_AT_INDUCTOR)
+    monkeypatch.setenv("PYTHONPATH", str(site))
+    monkeypatch.setattr(forkserver, "_LIGHT", set())
+    monkeypatch.setattr(forkserver, "_UNAVAILABLE", set())
+    forkserver.stop_all()
+    light = "cannot fork safely: 2 threads.*preloading torch and the evaluator only"
+    with pytest.warns(UserWarning, match=light):
+        out = sandbox.run_worker(_request(tmp_path, CandidateSpec(kind="inductor")), 300)
+    assert out["status"] == "ok", out["error"]
+    pid = _zygote("inductor")
+    with open(f"/proc/{pid}/cmdline", "rb") as f:
+        args = f.read().split(b"\0")
+    assert b"passnet.evaluation.zygote" in args and b"--preload-inductor" not in args
+    assert _threads(pid) == 1 and forkserver._LIGHT == {("cpu", "inductor")}
+    assert sandbox.run_worker(_request(tmp_path, CandidateSpec(kind="inductor")), 300)[
+        "status"] == "ok"  # fmt: skip
+    assert _zygote("inductor") == pid  # the light zygote keeps serving the kind
+    forkserver.stop_all()

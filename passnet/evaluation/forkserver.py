@@ -94,10 +94,13 @@ class ForkedProcess:
         return self.returncode
 
 
-def preload_args(role: str, device: str) -> list[str]:
+def preload_args(role: str, device: str, light: bool = False) -> list[str]:
     """What a worker of a kind imports ahead (``worker.preload``): only Inductor baselines
     import Inductor's compiler; pass workers on CUDA warm the launch path (the static launcher,
-    Triton's cache key), which their first Triton launch would otherwise pay."""
+    Triton's cache key), which their first Triton launch would otherwise pay. ``light``: the
+    common part only (torch and the evaluator), for a kind whose full image cannot be forked."""
+    if light:
+        return []
     if role == "inductor":
         return ["--preload-inductor"]
     return ["--preload-launch"] if role == "pass" and device == "cuda" else []
@@ -106,8 +109,11 @@ def preload_args(role: str, device: str) -> list[str]:
 class Zygote:
     """One zygote process and its control socket (requests are serialised by a lock)."""
 
-    def __init__(self, role: str, env: dict[str, str], device: str = "cpu") -> None:
+    def __init__(
+        self, role: str, env: dict[str, str], device: str = "cpu", light: bool = False
+    ) -> None:
         self.lock = threading.Lock()
+        self.light = light
         self.live, self.retired = 0, False
         # Its TMPDIR is only a name (created if an import needs it, removed after preloading)
         # and its log an unlinked file: a zygote killed while it starts leaves nothing behind.
@@ -116,7 +122,7 @@ class Zygote:
         self.sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         args = [sys.executable, "-m", "passnet.evaluation.zygote", "--control-fd",
                 str(theirs.fileno()), "--parent-pid", str(os.getpid())]  # fmt: skip
-        args += preload_args(role, device)
+        args += preload_args(role, device, light)
         with tempfile.TemporaryFile() as log:
             try:
                 with theirs:
@@ -172,6 +178,7 @@ class Zygote:
 _Kind = tuple[str, str, str]  # (device kind, role, fingerprint of the environment)
 _ZYGOTES: dict[_Kind, Zygote] = {}
 _UNAVAILABLE: set[tuple[str, str]] = set()
+_LIGHT: set[tuple[str, str]] = set()  # kinds whose full preload left the image unforkable
 _LOCK = threading.Lock()
 _OWNER = os.getpid()
 
@@ -200,7 +207,7 @@ def _zygote(device: str, role: str, env: dict[str, str]) -> Zygote:
             del _ZYGOTES[kind]
             zygote.stop()
         try:
-            zygote = _ZYGOTES[kind] = Zygote(role, env, device)
+            zygote = _ZYGOTES[kind] = _start(device, role, env)
         except ForkServerUnavailable as exc:
             _UNAVAILABLE.add((device, role))
             warnings.warn(f"{exc}; starting each worker on its own", stacklevel=3)
@@ -213,6 +220,21 @@ def _zygote(device: str, role: str, env: dict[str, str]) -> Zygote:
         if idle:
             old.stop()
     return zygote
+
+
+def _start(device: str, role: str, env: dict[str, str]) -> Zygote:
+    """A zygote with its kind's preload; where that image cannot be forked (a library
+    started a thread at import, say), one with the common preload only: its workers still
+    skip the interpreter's start and torch's import, and import the rest themselves."""
+    light = (device, role) in _LIGHT
+    try:
+        return Zygote(role, env, device, light)
+    except ForkServerUnavailable as exc:
+        if light or not preload_args(role, device):
+            raise
+        warnings.warn(f"{exc}; preloading torch and the evaluator only", stacklevel=4)
+        _LIGHT.add((device, role))
+        return Zygote(role, env, device, light=True)
 
 
 def fork_worker(

@@ -71,6 +71,9 @@ def worker_env(device: str, tmpdir: str, trusted: bool = False) -> dict[str, str
         env["TRITON_INTERPRET"] = "1"
     else:
         env.pop("TRITON_INTERPRET", None)
+        # torch.cuda.is_available() otherwise asks the CUDA runtime, whose cuInit starts the
+        # driver's threads: an image that imported Inductor could then no longer be forked
+        env.setdefault("PYTORCH_NVML_BASED_CUDA_CHECK", "1")
     return env
 
 
