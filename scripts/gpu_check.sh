@@ -5,7 +5,8 @@
 # SUITE_BENCH=0 skip a part; THROUGHPUT=1 adds the evaluator-throughput comparison, LATENCY=1
 # repeated evaluations in one process and one-shot `passnet eval --server` calls, PROFILE=1
 # the per-variant host/device profile of the synthesised passes, P3=1 the suite measured twice,
-# NUMERICS=1 the loose half-precision variants against eager's own float32 run.
+# NUMERICS=1 the loose half-precision variants against eager's own float32 run, DIAG=1 the
+# Inductor zygote's forkability and per-phase profiles of fresh workers.
 # Expects the wheels of packages missing there in .whl/ (see docs/benchmarks.md); writes to $OUT.
 # DEV=cpu (with python3 on PATH being the project's venv) rehearses a flow here before it costs
 # device time; REBUILD_ARGS adds scripts/build_suite.py options (a small rehearsal: --models
@@ -94,6 +95,31 @@ if [ "${NUMERICS:-0}" = 1 ]; then
       --device "$DEV" --json "$OUT/numerics/$t.json" 2>&1 | tail -6
   done | tee "$OUT/numerics.txt"
   tar czf "$OUT/numerics.tgz" -C "$OUT" numerics && rm -rf "$OUT/numerics"
+fi
+# DIAG=1: whether the Inductor zygote's full image can be forked here (else its kind falls
+# back to a light zygote), then where a fresh worker's phases go (scripts/profile_worker.py)
+# for eager, Inductor and the library pass on DIAG_TASK, 3 variants each.
+if [ "${DIAG:-0}" = 1 ]; then
+  mkdir -p "$OUT/diag"
+  python3 - <<'EOF2' 2>&1 | tee "$OUT/diag/zygote.txt"
+import tempfile
+from passnet.evaluation import forkserver, sandbox
+env = sandbox.worker_env("cuda", tempfile.gettempdir(), trusted=True)
+try:
+    forkserver.Zygote("inductor", env, "cuda").stop()
+    print("inductor zygote: full preload forkable")
+except forkserver.ForkServerUnavailable as exc:
+    print(f"inductor zygote: {exc}")
+EOF2
+  T=${DIAG_TASK:-examples/suite/fusible_add_layer_norm_1f059508}
+  for c in eager inductor pass; do
+    extra=""; [ "$c" = pass ] && extra="--pass-dir examples/synth_passes/$(basename "$T")/pass"
+    # shellcheck disable=SC2086
+    python3 scripts/profile_worker.py "$T" --candidate "$c" $extra --device "$DEV" --variants 3 \
+      --top 40 --json "$OUT/diag/$c.json" > "$OUT/diag/$c.txt" 2>&1
+    echo "== $c"; grep -E "^graphs|imported during" "$OUT/diag/$c.txt"
+  done
+  tar czf "$OUT/diag.tgz" -C "$OUT" diag && rm -rf "$OUT/diag"
 fi
 if [ "${GPU_TESTS:-1}" = 1 ]; then
   # Only the modules that hold GPU tests: others import clients (openai) the machine lacks.

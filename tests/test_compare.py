@@ -105,3 +105,22 @@ def test_detail_locates_the_worst_element_of_the_first_failing_level() -> None:
     )
     scalar = compare_outputs(torch.tensor(2.0), torch.tensor(1.0))
     assert "output 0 []: 2 vs reference 1" in scalar.detail
+
+
+def test_locating_an_element_costs_a_fresh_worker_no_sympy_import() -> None:
+    """A worker's first correctness trial locates elements (the null-output check does so on
+    every variant): ``torch.unravel_index`` would import sympy there, a second of a fresh
+    process. The coordinates are computed without it, on non-contiguous outputs too."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, torch\n"
+        "from passnet.scores.compare import compare_outputs\n"
+        "ref = torch.ones(3, 4, 5).transpose(0, 2)\n"
+        "cand = ref.clone(); cand[4, 2, 1] = 2.0\n"
+        "print(compare_outputs(cand, ref).detail.split(':')[1], 'sympy' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, check=True).stdout.split()  # fmt: skip
+    assert out == ["output", "0", "[4,", "2,", "1]", "False"]

@@ -99,6 +99,33 @@ def test_first_call_profile_and_eval_latency_scripts(tmp_path: Path) -> None:
     assert all(c["statuses"] == {"ok": 1} and c["wall_s"] > 0 for c in data["calls"])
 
 
+def test_worker_profile_script(tmp_path: Path) -> None:
+    """scripts/profile_worker.py (gpu_check.sh DIAG=1) on CPU: each variant evaluated by the
+    harness in a fresh fork of a preloaded parent, with its phases, the modules it still had
+    to import and cProfile's top functions; a pass candidate needs its folder."""
+    import subprocess
+    import sys
+
+    folder = LIBRARY / "fusible_batch_norm_relu_9cfe87c2"
+    task = ROOT / "examples" / "suite" / folder.name
+    report = tmp_path / "worker.json"
+    script = str(ROOT / "scripts" / "profile_worker.py")
+    out = subprocess.run([sys.executable, script, str(task), "--candidate", "pass",
+                          "--pass-dir", str(folder / "pass"), "--variants", "2", "--top", "8",
+                          "--json", str(report)],
+                         check=True, capture_output=True, text=True, cwd=ROOT, timeout=300)  # fmt: skip
+    rows = json.loads(report.read_text())["variants"]
+    assert len(rows) == 2 and all(r["status"] == "ok" for r in rows), rows
+    for r in rows:
+        assert {"setup", "build", "correctness", "timing"} <= set(r["phase_seconds"])
+        assert r["wall_s"] >= sum(r["phase_seconds"].values()) * 0.99
+        assert any("run_variant" in line for line in r["profile"])
+    assert "imported during the variant" in out.stdout  # the pass's own modules at least
+    bad = subprocess.run([sys.executable, script, str(task), "--candidate", "pass"],
+                         capture_output=True, text=True, cwd=ROOT, timeout=120)  # fmt: skip
+    assert bad.returncode == 2 and "--pass-dir goes with --candidate pass" in bad.stderr
+
+
 def test_numerics_probe_script(tmp_path: Path) -> None:
     """scripts/numerics_probe.py on CPU: per variant, the pass against eager and both against
     eager's own float32 computation; a float32 variant is its own reference (eager vs fp32 is

@@ -97,9 +97,19 @@ def worst_element(pairs: Sequence[tuple[Any, Any]], t: int) -> str:
     cand, ref = pairs[i]
     rtol, atol = tolerance(str(ref.dtype), t)
     cv, rv = float(cand.detach().flatten()[k].double()), float(ref.detach().flatten()[k].double())
-    where = [int(x) for x in torch.unravel_index(torch.tensor(k), ref.shape)]
+    where = _unravel(k, tuple(ref.shape))
     return (f"at t = {t}: output {i} {where}: {cv:.6g} vs reference {rv:.6g} "
             f"(|d| {abs(cv - rv):.2g} > {atol + rtol * abs(rv):.2g})")  # fmt: skip
+
+
+def _unravel(k: int, shape: tuple[int, ...]) -> list[int]:
+    """The coordinates of flat (row-major) index ``k``: ``torch.unravel_index`` imports
+    sympy on first use, a second of a fresh worker's correctness phase."""
+    where = []
+    for size in reversed(shape):
+        k, r = divmod(k, size)
+        where.append(r)
+    return where[::-1]
 
 
 def _diffs(pairs: Sequence[tuple[Any, Any]]) -> tuple[float | None, float | None]:
