@@ -31,6 +31,7 @@ import shlex
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -86,11 +87,42 @@ def export_pool(work: Path) -> list[str]:
     return pool
 
 
+def device_name(device: str) -> str:
+    """The name the bench records for ``device`` (asked in a child: this process forks
+    workers and must not initialise CUDA)."""
+    code = ("import sys; from passnet.evaluation.evaluator import environment; "
+            "print(environment(sys.argv[1]).device_name)")  # fmt: skip
+    out = subprocess.run([sys.executable, "-c", code, device], capture_output=True, text=True,
+                         check=True, timeout=300)  # fmt: skip
+    return out.stdout.strip()
+
+
+def pool_run(store: Path, pool: list[str], device: str, name: Callable[[str], str]) -> str:
+    """The pool's run id: one per pool and device kind, so a stopped measurement resumes;
+    where the store's run was measured on another device model (a store carried from an
+    H100 to an H200), a run of this model beside it, not a refusal to resume."""
+    from passnet.core.hashing import digest
+    from passnet.runner.store import Store
+
+    run = f"curation-{device}-{digest(*pool, n=10)}"
+    if not store.exists():
+        return run
+    with Store(store, readonly=True) as st:
+        info = next((r for r in st.runs() if r["run_id"] == run), None)
+    if info is None:
+        return run
+    recorded = json.loads(info["config_json"]).get("device_name")
+    here = name(device)
+    if recorded in (None, here):
+        return run
+    other = f"{run}-{digest(here, n=6)}"
+    print(f"{run} was measured on {recorded}; this is {here}: measuring the pool as {other}")
+    return other
+
+
 def measure_pool(args: argparse.Namespace, pool: list[str]) -> str | None:
     """Eager and default Inductor on every pool variant; the run id, or None if unfinished."""
-    from passnet.core.hashing import digest
-
-    run = f"curation-{args.device}-{digest(*pool, n=10)}"
+    run = pool_run(Path(args.store), pool, args.device, device_name)
     cmd = [sys.executable, "-m", "passnet.cli", "bench", str(Path(args.work) / "pool"),
            "--device", args.device, "-c", "eager,inductor", "--store", str(args.store),
            "--seed", "0", "--run", run, "--no-report", *shlex.split(args.bench_args)]  # fmt: skip
