@@ -158,3 +158,46 @@ def test_a_window_over_a_window_is_split_into_groups() -> None:
     groups = select_all(trace_graph(TwoResizes(), [torch.randn(1, 2, 4, 4)]))
     assert isinstance(groups, list), groups
     assert [[op.name for op in g.ops.values()] for g in groups] == [["relu", "interpolate", "add"]]
+
+
+class ChannelSoftmax(torch.nn.Module):
+    """Attention over channels: a softmax over dim 1 of a 4-D tensor, not its last dim."""
+
+    def forward(self, x: torch.Tensor, r: torch.Tensor) -> torch.Tensor:
+        return torch.softmax(x * 0.5 + r, dim=1)
+
+
+class MaskedMeanPool(torch.nn.Module):
+    """MoLFormer's pooling: hidden states summed over the sequence where the mask is set,
+    divided by the mask's count (both reductions over dim 1 of (batch, seq, hidden))."""
+
+    def forward(self, h: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        m = mask.unsqueeze(-1).expand(h.shape).to(h.dtype)
+        return torch.sum(h * m, 1) / torch.clamp(m.sum(1), min=1e-9)
+
+
+@pytest.mark.skipif(not INTERPRETED, reason="runs Triton kernels in process: TRITON_INTERPRET=1")
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_reductions_over_a_middle_dim_walk_that_dim_as_the_row(tmp_path: Path,
+                                                               dtype: torch.dtype) -> None:
+    """softmax, sum and mean over dim 1 (not the last): the kernel walks the reduced dim as
+    its row with a stride, the other dims as rows; one kernel, within the strict level
+    (eager reduces in another order), and a masked-out row stays exact zero."""
+    g = torch.Generator().manual_seed(0)
+    x, r = (torch.randn(2, 7, 5, 6, generator=g).to(dtype) for _ in range(2))
+    (tmp_path / "softmax").mkdir()
+    ops, out, want = _fused(tmp_path / "softmax", ChannelSoftmax(), [x, r])
+    assert ops == ["mul", "add", "softmax", "->", "1"]
+    cmp = compare_outputs([out], [want])
+    assert cmp.tightest_passing_t is not None and cmp.tightest_passing_t <= STRICT_T, cmp
+    torch.testing.assert_close(out.float().sum(1), torch.ones(2, 5, 6), rtol=0, atol=2e-2)
+
+    h = torch.randn(3, 11, 16, generator=g).to(dtype)
+    mask = (torch.rand(3, 11, generator=g) > 0.3).long()
+    mask[2] = 0  # a sequence with no token: 0 / 1e-9 = 0, not NaN
+    (tmp_path / "pool").mkdir()
+    ops, out, want = _fused(tmp_path / "pool", MaskedMeanPool(), [h, mask])
+    assert ops == ["mul", "sum", "sum", "clamp", "div", "->", "1"]  # mask views folded in
+    cmp = compare_outputs([out], [want])
+    assert cmp.tightest_passing_t is not None and cmp.tightest_passing_t <= STRICT_T, cmp
+    assert torch.equal(out[2], torch.zeros_like(out[2]))
