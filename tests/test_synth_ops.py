@@ -201,3 +201,65 @@ def test_reductions_over_a_middle_dim_walk_that_dim_as_the_row(tmp_path: Path,
     cmp = compare_outputs([out], [want])
     assert cmp.tightest_passing_t is not None and cmp.tightest_passing_t <= STRICT_T, cmp
     assert torch.equal(out[2], torch.zeros_like(out[2]))
+
+
+class Normalize(torch.nn.Module):
+    def __init__(self, p: int, dim: int) -> None:
+        super().__init__()
+        self.p, self.dim = p, dim
+
+    def forward(self, x: torch.Tensor, r: torch.Tensor) -> torch.Tensor:
+        return F.normalize(x * r + 1.0, p=self.p, dim=self.dim)
+
+
+@pytest.mark.skipif(not INTERPRETED, reason="runs Triton kernels in process: TRITON_INTERPRET=1")
+@pytest.mark.parametrize(("p", "dim"), [(1, 1), (2, -1), (2, 1)])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16])
+def test_normalize_is_one_row_op(tmp_path: Path, p: int, dim: int, dtype: torch.dtype) -> None:
+    """``F.normalize`` (eager: the norm, its clamp and the division, three kernels) fused with
+    the ops before it, L1 and L2, over the last dim or a middle one; the norm rounded to the
+    dtype as eager rounds it, so half precision is bit-exact; a zero row gives what eager
+    gives (0 in float32, NaN in float16: eps rounds to 0 there, and 0 / 0)."""
+    g = torch.Generator().manual_seed(0)
+    x, r = (torch.randn(2, 7, 9, generator=g).to(dtype) for _ in range(2))
+    x[1, :, 4], r[1, :, 4] = -1.0, 1.0  # x * r + 1 = 0 along dim 1: a zero row for dim=1
+    ops, out, want = _fused(tmp_path, Normalize(p, dim), [x, r])
+    assert ops == ["mul", "add", "normalize", "->", "1"]
+    cmp = compare_outputs([out], [want])
+    assert cmp.tightest_passing_t is not None and cmp.tightest_passing_t <= STRICT_T, cmp
+    if dtype == torch.float16:
+        torch.testing.assert_close(out, want, rtol=0, atol=0, equal_nan=True)
+    assert torch.equal(out.isnan(), want.isnan())
+    assert bool(want.isnan().any()) == (dtype == torch.float16 and dim == 1)
+
+
+class PreluScale(torch.nn.Module):
+    def forward(self, x: torch.Tensor, w: torch.Tensor, s: torch.Tensor) -> torch.Tensor:
+        return torch.prelu(x, w) * s + 0.5
+
+
+class PreluGroupNorm(torch.nn.Module):
+    """Conv-TasNet's mask generator: PReLU, then a group norm with one group for all."""
+
+    def forward(self, x: torch.Tensor, w: torch.Tensor, gw: torch.Tensor,
+                gb: torch.Tensor) -> torch.Tensor:  # fmt: skip
+        return F.group_norm(torch.prelu(x, w), 1, gw, gb, 1e-8)
+
+
+@pytest.mark.skipif(not INTERPRETED, reason="runs Triton kernels in process: TRITON_INTERPRET=1")
+@pytest.mark.parametrize("slopes", [1, 6])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_prelu_takes_one_slope_or_one_per_channel(tmp_path: Path, slopes: int,
+                                                  dtype: torch.dtype) -> None:  # fmt: skip
+    """``prelu`` with a single slope or one per channel (dim 1) is one more pointwise op of
+    the kernel, bit-exact, NaN kept; a group norm over several channels per group is not
+    lowered (the row would be a whole group), with that reason."""
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(2, 6, 13, generator=g).to(dtype)
+    x[0, 2, 3] = float("nan")
+    w, s = torch.rand(slopes, generator=g).to(dtype), torch.randn(13, generator=g).to(dtype)
+    ops, out, want = _fused(tmp_path, PreluScale(), [x, w, s])
+    assert ops == ["prelu", "mul", "add", "->", "1"]
+    torch.testing.assert_close(out, want, rtol=0, atol=0, equal_nan=True)
+    gn = select(trace_graph(PreluGroupNorm(), [x, w, torch.randn(6), torch.randn(6)]))
+    assert isinstance(gn, str) and "group_norm with other than one group per channel" in gn

@@ -13,6 +13,7 @@ the template says ``tl.fma``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from torch.fx import Node
@@ -157,6 +158,22 @@ def reduce_row(b: Builder, op: Op, v: str, params: list[str | None] | None = Non
     # half precision a norm's float32 result decides roundings that a second op amplifies
     rstd = b.let(f"tl.math.rsqrt({var} + {op.attrs['eps']!r})")
     return _affine(b, d, rstd, weight, bias)
+
+
+def normalize_row(b: Builder, op: Op, v: str, rounded: Callable[[str], str]) -> str:
+    """``F.normalize`` along the row as eager computes it: the norm (L1: sum of magnitudes;
+    L2: square root of the sum of squares; accumulated in float32) rounded to the tensor's
+    dtype (``rounded``), clamped to eps and rounded again, then the division, rounded once by
+    the caller. NaN propagates through the clamp, as eager's clamp_min propagates it."""
+    if not b.on_cols(v):
+        v = b.let(f"{v} + tl.zeros([BLOCK_M, BLOCK_N], tl.float32)")
+    a = b.let(f"tl.where(cmask, {v}, 0.0)")
+    if op.attrs["p"] == 1:
+        total = b.let(f"tl.sum(tl.abs({a}), axis=1)[:, None]")
+    else:
+        total = b.let(f"tl.math.sqrt_rn(tl.sum({a} * {a}, axis=1)[:, None])")
+    den = rounded(b.let(f"tl.maximum({rounded(total)}, {op.attrs['eps']!r}{_NAN})"))
+    return b.let(f"tl.math.div_rn({v}, {den} + 0.0 * {v})")
 
 
 def _group_norm_affine(b: Builder, op: Op, v: str, mean: str, var: str, weight: str | None,

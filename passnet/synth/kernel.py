@@ -81,11 +81,12 @@ def _domain(b: Builder, node: Node) -> list[Dim]:
 
 def _axis_map(b: Builder, ax: Node, base: Map) -> Map:
     """Coordinates of ``ax``'s result (and of values computed elementwise from it) in a phase
-    over its moved domain: the row's ``cols`` back at the axis for a softmax, the axis
+    over its moved domain: the row's ``cols`` back at the axis for a softmax (or a
+    normalize), the axis
     dropped (or 0, keepdim) for a mean or sum."""
     op, coords = b.ops[ax], base[:-1]
     a = op.attrs["axis"]
-    if op.kind == "softmax":
+    if op.kind in ("softmax", "normalize"):
         return coords[:a] + (base[-1],) + coords[a:]
     return coords[:a] + (("0",) if op.attrs["keepdim"] else ()) + coords[a:]
 

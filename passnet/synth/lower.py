@@ -23,7 +23,7 @@ import re
 import torch
 from torch.fx import Node
 
-from passnet.synth.emit_ops import linear, norm, pointwise, reduce_row
+from passnet.synth.emit_ops import linear, norm, normalize_row, pointwise, reduce_row
 from passnet.synth.indices import index_nodes
 from passnet.synth.op_model import INFIX
 from passnet.synth.ops import Op
@@ -321,6 +321,23 @@ class Builder:
             raise Unfusable("a normalisation parameter that is not one-dimensional")
         return self.value(a, m)
 
+    def prelu(self, op: Op, m: Map) -> str:
+        """``x > 0 ? x : w * x`` as eager's kernel: ``w`` one slope for every element, or one
+        per channel (dim 1, eager's rule; dim 0 of a 1-D input)."""
+        x, w = op.args
+        wd, xd = self.shapes.dims[w], self.shapes.dims[x]
+        if len(wd) != 1:
+            raise Unfusable("prelu's weight is not one-dimensional")
+        channel = 1 if len(xd) > 1 else 0
+        if wd[0].all_one():
+            at: Map = ("0",)
+        elif self.shapes.equal(wd[0], xd[channel]):
+            at = (m[channel],)
+        else:
+            raise Unfusable("prelu's weight is neither one slope nor one per channel")
+        v, a = self.value(x, m), self.value(w, at)
+        return self.let(f"tl.where({v} > 0.0, {v}, {a} * {v})")
+
     def _passable(self, x: object) -> bool:
         """A reshape or copy inside the group that nothing else needs at its own map."""
         op = self.ops.get(x) if isinstance(x, Node) else None
@@ -392,6 +409,8 @@ class Builder:
                 raise Unfusable("batch_norm statistics of another size than the channels")
             params = [self.param(a, (m[1],)) for a in op.args[1:]]
             return self.round(norm(self, op, self.value(x, m), params), node)
+        if op.kind == "prelu":
+            return self.round(self.prelu(op, m), node)
         if op.kind == "linear":
             return linear(self, node, op, m)
         if op.kind == "maxpool":
@@ -401,8 +420,14 @@ class Builder:
         if op.kind in ("mean", "sum"):
             return self.round(reduce_row(self, op, self.value(x, self._reduced(node, m))), node)
         self.row_check(m, node, op.name, op.attrs.get("axis", -1))
-        if op.kind == "gn":
-            self.shapes.guard(f"{self.shapes.dims[x][1].expr} == {op.attrs['groups']}")
+        if op.kind == "normalize":  # eager rounds the norm and its clamp to the dtype
+            return self.round(normalize_row(self, op, self.value(x, m),
+                                            lambda v: self.round(v, node)), node)  # fmt: skip
+        if op.kind == "gn":  # one group per channel: the row is a channel's own values
+            channels = self.shapes.dims[x][1]
+            if any(v != op.attrs["groups"] for v in channels.vals):
+                raise Unfusable("group_norm with other than one group per channel")
+            self.shapes.guard(f"{channels.expr} == {op.attrs['groups']}")
         v = self.value(x, m)
         if op.kind == "softmax" and op.attrs.get("dtype") is not None:
             v = self.round(v, node)

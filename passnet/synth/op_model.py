@@ -15,11 +15,12 @@ from torch.fx import Node
 
 FLOATS = (torch.float32, torch.float16, torch.bfloat16)  # the dtypes a kernel computes in
 INTEGERS = (torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64)
-REDUCTIONS = frozenset({"ln", "gn", "softmax", "mean", "sum"})
+REDUCTIONS = frozenset({"ln", "gn", "softmax", "normalize", "mean", "sum"})
 ROW_OPS = REDUCTIONS | {"linear"}  # ops that need the row mode's [BLOCK_M, BLOCK_N] tiles
 VIEWS = frozenset({"reshape", "permute", "unsqueeze", "squeeze", "getitem", "expand"})
 INFIX = {"add": "+", "sub": "-", "mul": "*"}  # pointwise ops written as Python operators
 _F = "torch.nn.functional."
+EAGER_KERNELS = {"normalize": 3}  # ops eager computes in several kernels
 
 
 @dataclass
@@ -44,9 +45,12 @@ class Op:
         )
 
     @property
-    def work(self) -> bool:
-        """Whether eager launches a kernel for it (a ``torch.tensor`` scalar launches none)."""
-        return not self.view and self.name != "const"
+    def work(self) -> int:
+        """How many kernels eager launches for it: none for a view or a ``torch.tensor``
+        scalar, three for ``normalize`` (the norm, its clamp, the division), else one."""
+        if self.view or self.name == "const":
+            return 0
+        return EAGER_KERNELS.get(self.name, 1)
 
 
 def bind(node: Node, names: list[str], defaults: dict[str, Any]) -> dict[str, Any] | None:

@@ -116,6 +116,11 @@ def _activation(key: str, node: Node) -> Op | str | None:
             return "leaky_relu with unexpected arguments"
         attrs = {"slope": float(b["negative_slope"])} | ({"inplace": True} if b["inplace"] else {})
         return Op("pw", "leaky_relu", [b["input"]], attrs)
+    if key in ("torch.prelu", _F + "prelu", "Tensor.prelu"):  # slope: one, or per channel
+        b = bind(node, ["input", "weight"], {})
+        if b is None or not all(isinstance(b[k], Node) for k in ("input", "weight")):
+            return "prelu with a constant weight"
+        return Op("prelu", "prelu", [b["input"], b["weight"]])
     if key in ("torch.clamp", "Tensor.clamp", "torch.clip", "Tensor.clip"):
         b = bind(node, ["input", "min", "max"], {"min": None, "max": None})
         if b is None or not all(v is None or _number(v) for v in (b["min"], b["max"])):
@@ -284,6 +289,15 @@ def _reduction(key: str, node: Node, rank: int) -> Op | str | None:
             return "softmax over an unknown dim"
         attrs = {"dtype": b["dtype"]} | ({} if d == rank - 1 else {"axis": d})  # type: ignore[index]
         return Op("softmax", "softmax", [b["input"]], attrs)  # type: ignore[index]
+    if key == _F + "normalize":  # x / max(||x||_p, eps) along one dim (eager: 3 kernels)
+        b = bind(node, ["input", "p", "dim", "eps", "out"],
+                  {"p": 2.0, "dim": 1, "eps": 1e-12, "out": None})  # fmt: skip
+        d = _one_dim(b["dim"], rank) if b is not None else None
+        if b is None or d is None or b["out"] is not None or b["p"] not in (1, 2):
+            return "normalize other than an L1 or L2 norm over one dim"
+        attrs = {"p": int(b["p"]), "eps": float(b["eps"])}
+        return Op("normalize", "normalize", [b["input"]],
+                  attrs | ({} if d == rank - 1 else {"axis": d}))  # fmt: skip
     if key == _F + "adaptive_avg_pool2d":  # to 1 x 1, eager computes mean((-1, -2), True)
         b = bind(node, ["input", "output_size"], {})
         if b is None or rank not in (3, 4) or b["output_size"] not in (1, (1, 1), [1, 1]):

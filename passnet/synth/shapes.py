@@ -340,7 +340,7 @@ def infer_node(shapes: Shapes, node: Node, op: Op) -> list[Dim]:
         return x[:-2] + [lit(v, shapes.n) for v in op.attrs["size"]]
     if kind == "maxpool":
         return x[:-2] + [_pooled(x[-2 + i], op, i, shapes.n) for i in range(2)]
-    if kind in ("cast", "id", "bn", "gn", "softmax"):
+    if kind in ("cast", "id", "bn", "gn", "softmax", "normalize", "prelu"):
         return list(x)
     if kind in ("mean", "sum") and "axis" in op.attrs:  # over one other dim
         a = op.attrs["axis"]
