@@ -296,7 +296,7 @@ def test_an_unforkable_full_preload_falls_back_to_a_light_zygote(
         args = f.read().split(b"\0")
     assert b"passnet.evaluation.zygote" in args and b"--preload-inductor" not in args
     assert _threads(pid) == 1 and forkserver._LIGHT == {("cpu", "inductor")}
-    assert sandbox.run_worker(_request(tmp_path, CandidateSpec(kind="inductor")), 300)[
-        "status"] == "ok"  # fmt: skip
-    assert _zygote("inductor") == pid  # the light zygote keeps serving the kind
+    env = sandbox.worker_env("cpu", str(tmp_path), trusted=True)
+    assert forkserver._zygote("cpu", "inductor", env).light  # it keeps serving the kind
+    assert _zygote("inductor") == pid
     forkserver.stop_all()
