@@ -217,3 +217,45 @@ def test_prepare_ahead_by_default_uses_the_hosts_cores_on_a_gpu_only(monkeypatch
     assert evaluator.auto_prepare_ahead("cuda", 6) == 2
     monkeypatch.setattr(evaluator.os, "sched_getaffinity", lambda _pid: {0}, raising=False)
     assert evaluator.auto_prepare_ahead("cuda", 6) == 1
+
+
+def test_a_warm_spare_makes_its_context_under_the_shared_lock(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A spare's CUDA context (``worker.warm_device``) is preparation like any other: it is
+    made inside ``shared_hold``, which waits while a timer holds the device, and the driver
+    hands its lock folder to every forked worker (spares included)."""
+    from passnet.evaluation import forkserver, sandbox
+    from passnet.evaluation.worker import shared_hold
+
+    timer = DeviceLock(tmp_path, CPU)
+    timer.acquire()
+    entered: list[float] = []
+
+    def spare() -> None:
+        with shared_hold(str(tmp_path), CPU):
+            entered.append(time.monotonic())
+
+    waiting = threading.Thread(target=spare)
+    waiting.start()
+    time.sleep(0.5)
+    assert entered == [], "a context was made while the device was timing"
+    released = time.monotonic()
+    timer.release()
+    waiting.join(10)
+    assert entered and entered[0] >= released
+    with shared_hold("", CPU):  # the lock switched off: no folder, nothing to wait for
+        pass
+    timer.close()
+
+    specs: list[dict] = []
+
+    def fork_worker(device, role, env, spec, fds):  # noqa: ANN001, ANN202 - records the spec
+        specs.append(spec)
+        raise forkserver.ForkServerUnavailable("recorded")
+
+    monkeypatch.setenv("PASSNET_LOCK_DIR", str(tmp_path / "locks"))
+    monkeypatch.setattr(forkserver, "fork_worker", fork_worker)
+    key = ("cpu", "eager", 0, False, None)
+    assert sandbox._fork(key, warm=True) is None
+    assert specs[0]["warm"] and specs[0]["lock_dir"] == str(tmp_path / "locks")

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from passnet.core.results import STATUS_ERROR_CLASS, Finding, Status, VariantResult
-from passnet.evaluation import forkserver, lifetime
+from passnet.evaluation import device_lock, forkserver, lifetime
 from passnet.evaluation.compile_cache import compile_cache_dir, share_compile_tmp, switched_off
 from passnet.evaluation.worker import WorkerRequest
 
@@ -286,7 +286,8 @@ def _fork(key: _Key, warm: bool = False) -> _Worker | None:
     read_fd, write_fd = os.pipe()
     log_path = Path(tmpdir) / "worker.log"
     spec = {"tmpdir": tmpdir, "memory_limit": memory_limit, "isolate_network": isolate_network,
-            "cpus": sorted(cpus) if cpus else None, "warm": warm}  # fmt: skip
+            "cpus": sorted(cpus) if cpus else None, "warm": warm,
+            "lock_dir": str(device_lock.lock_dir()) if device_lock.enabled() else ""}  # fmt: skip
     try:
         with open(log_path, "wb") as log:
             env = worker_env(device, tmpdir, trusted=trusted)

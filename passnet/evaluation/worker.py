@@ -21,6 +21,8 @@ import os
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, NoReturn
 
 from passnet.evaluation.candidates import kind_of
@@ -28,6 +30,8 @@ from passnet.evaluation.request import WorkerRequest
 from passnet.evaluation.variant import error_site, run_variant, short_error
 
 if TYPE_CHECKING:
+    import torch
+
     from passnet.evaluation.lifetime import Guardian
 
 __all__ = ["WorkerRequest", "main", "preload", "run_variant", "serve"]
@@ -87,19 +91,39 @@ def warm_launch_path() -> None:
         pass
 
 
-def warm_device(device: str) -> None:
+def warm_device(device: str, lock_dir: str = "") -> None:
     """A warm spare's CUDA context, made before its request arrives (the first CUDA call of a
     process creates it: a third of a second or more on a GPU host, longer with several
-    workers starting at once). Touches no pass code; a failure leaves it to the worker."""
+    workers starting at once). Made with the device's lock held shared (``lock_dir``, the
+    driver's), like every preparation: a context created while another worker times would
+    share the GPU with that timing. Touches no pass code; a failure leaves it to the worker."""
     if not device.startswith("cuda"):
         return
     try:
         import torch
 
         torch.cuda.init()
-        torch.cuda.synchronize()  # the primary context exists from here on
+        with shared_hold(lock_dir, torch.device(device)):
+            torch.cuda.synchronize()  # the primary context exists from here on
     except Exception:  # noqa: BLE001, S110 - the worker initialises CUDA itself then
         pass
+
+
+@contextmanager
+def shared_hold(lock_dir: str, device: torch.device) -> Iterator[None]:
+    """The device's lock (``passnet.evaluation.device_lock``) held shared for the block, or
+    nothing when there is no lock folder (the lock is off)."""
+    if not lock_dir:
+        yield
+        return
+    from passnet.evaluation.device_lock import DeviceLock
+
+    lock = DeviceLock(lock_dir, device)
+    try:
+        lock.acquire_shared()
+        yield
+    finally:
+        lock.close()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -124,7 +124,7 @@ def _become_worker(
         cpus = frozenset(spec["cpus"]) if spec.get("cpus") else None
         apply_limits(spec["memory_limit"], spec["device"], spec["isolate_network"], cpus)()
         if spec.get("warm"):  # a spare: its device's context now, while it waits
-            warm_device(spec["device"])
+            warm_device(spec["device"], spec.get("lock_dir", ""))
         serve(channel, Guardian(spec["zygote"], driver=spec["driver"]))
     except BaseException:  # noqa: BLE001 - never return into the zygote's loop
         traceback.print_exc()
