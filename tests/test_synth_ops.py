@@ -252,8 +252,7 @@ class PreluGroupNorm(torch.nn.Module):
 def test_prelu_takes_one_slope_or_one_per_channel(tmp_path: Path, slopes: int,
                                                   dtype: torch.dtype) -> None:  # fmt: skip
     """``prelu`` with a single slope or one per channel (dim 1) is one more pointwise op of
-    the kernel, bit-exact, NaN kept; a group norm over several channels per group is not
-    lowered (the row would be a whole group), with that reason."""
+    the kernel, bit-exact, NaN kept."""
     g = torch.Generator().manual_seed(0)
     x = torch.randn(2, 6, 13, generator=g).to(dtype)
     x[0, 2, 3] = float("nan")
@@ -261,5 +260,52 @@ def test_prelu_takes_one_slope_or_one_per_channel(tmp_path: Path, slopes: int,
     ops, out, want = _fused(tmp_path, PreluScale(), [x, w, s])
     assert ops == ["prelu", "mul", "add", "->", "1"]
     torch.testing.assert_close(out, want, rtol=0, atol=0, equal_nan=True)
-    gn = select(trace_graph(PreluGroupNorm(), [x, w, torch.randn(6), torch.randn(6)]))
-    assert isinstance(gn, str) and "group_norm with other than one group per channel" in gn
+
+
+class GroupNormSilu(torch.nn.Module):
+    """A diffusion UNet's block: group norm over several channels per group, then silu."""
+
+    def __init__(self, groups: int) -> None:
+        super().__init__()
+        self.groups = groups
+
+    def forward(self, x: torch.Tensor, w: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+        return F.silu(F.group_norm(x * 2.0, self.groups, w, b, 1e-5))
+
+
+@pytest.mark.skipif(not INTERPRETED, reason="runs Triton kernels in process: TRITON_INTERPRET=1")
+@pytest.mark.parametrize(("shape", "groups"), [((2, 6, 5, 7), 2), ((2, 8, 3, 4, 5), 4),
+                                               ((2, 6, 13), 3), ((2, 6, 5, 7), 6)])  # fmt: skip
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_a_group_norm_walks_each_group_as_one_row(tmp_path: Path, shape: tuple, groups: int,
+                                                  dtype: torch.dtype) -> None:  # fmt: skip
+    """A group norm with G groups over [N, C, *S] (any rank from 3): the phase's rows are the
+    N x G groups, each row the group's C / G channels times all positions (a contiguous
+    reshape), the affine per channel from the column; with what comes before and after it,
+    one kernel; Conv-TasNet's ``prelu, group_norm(1 group)`` too."""
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(*shape, generator=g).to(dtype)
+    w, b = (torch.randn(shape[1], generator=g).to(dtype) for _ in range(2))
+    (tmp_path / "gn").mkdir()
+    ops, out, want = _fused(tmp_path / "gn", GroupNormSilu(groups), [x, w, b])
+    assert ops == ["mul", "group_norm", "silu", "->", "1"]
+    cmp = compare_outputs([out], [want])
+    assert cmp.tightest_passing_t is not None and cmp.tightest_passing_t <= STRICT_T, cmp
+    if len(shape) == 3:
+        slope = torch.rand(1, generator=g).to(dtype)
+        (tmp_path / "prelu").mkdir()
+        ops, out, want = _fused(tmp_path / "prelu", PreluGroupNorm(), [x, slope, w, b])
+        assert ops == ["prelu", "group_norm", "->", "1"]
+        cmp = compare_outputs([out], [want])
+        assert cmp.tightest_passing_t is not None and cmp.tightest_passing_t <= STRICT_T, cmp
+
+
+def test_a_row_longer_than_a_tile_is_refused_at_synthesis() -> None:
+    """A row-mode kernel loads a row into one tile of at most 32768 elements: a group norm
+    whose group is longer (Conv-TasNet's one group of 2 million) is refused with that reason
+    when the pass is made, rather than written as a pass that raises on every call."""
+    x = torch.randn(1, 4, 9000)
+    reason = select(trace_graph(GroupNormSilu(1), [x, torch.randn(4), torch.randn(4)]))
+    assert isinstance(reason, str) and "rows longer than 32768 elements (36000)" in reason
+    assert isinstance(select(trace_graph(GroupNormSilu(4), [x, torch.randn(4), torch.randn(4)])),
+                      Group)  # per channel: rows of 9000  # fmt: skip

@@ -17,7 +17,15 @@ from torch.fx import Node
 from passnet.synth.alias import Step, input_chains
 from passnet.synth.lower import Builder, Map
 from passnet.synth.ops import ROW_OPS
-from passnet.synth.shapes import Dim, Shapes, Unfusable, merge_trailing
+from passnet.synth.shapes import (
+    MAX_ROW,
+    Dim,
+    Shapes,
+    Unfusable,
+    group_rows,
+    grouped,
+    merge_trailing,
+)
 
 
 @dataclass
@@ -105,6 +113,22 @@ def _merged_row(b: Builder, roots: list[Node], dom: list[Dim]) -> int:
     if len(ks) > 1:
         raise Unfusable("reductions over different numbers of trailing dims in one phase")
     return ks.pop() if ks else 1
+
+
+def _grouped_rows(b: Builder, roots: list[Node], dom: list[Dim]) -> list[Dim] | None:
+    """The phase domain [N, G, C / G * S] when the roots come from a group norm that walks
+    whole groups as its row (``shapes.grouped``) over ``dom``; None otherwise."""
+    found = set()
+    for n in b.ancestors(roots):
+        op = b.ops[n]
+        x = b.shapes.dims[op.args[0]] if op.kind == "gn" else None
+        if x is not None and grouped(x, op.attrs["groups"]):
+            if [d.vals for d in x] != [d.vals for d in dom]:
+                raise Unfusable("a group norm's output read on another domain")
+            found.add(op.attrs["groups"])
+    if len(found) > 1:
+        raise Unfusable("group norms with different group counts in one phase")
+    return group_rows(dom, found.pop(), b.shapes.n) if found else None
 
 
 def _covers(b: Builder, node: Node, m: Map) -> bool:
@@ -220,6 +244,12 @@ def build(b: Builder, store_views: bool = False) -> Kernel:
         full = dom
         k = _merged_row(b, roots, dom) if row else 1
         dom = merge_trailing(dom, k, b.shapes.n)
+        if row and (groups := _grouped_rows(b, roots, full)) is not None:
+            if k != 1:
+                raise Unfusable("a group norm and a reduction over trailing dims in one phase")
+            dom, k = groups, 0  # k != 1: values at the base reshaped back to the full domain
+        if row and max(dom[-1].vals) > MAX_ROW:  # the wrapper would refuse it at run time
+            raise Unfusable(f"rows longer than {MAX_ROW} elements ({max(dom[-1].vals)})")
         b.start_phase("row" if row else "flat", dom)
         base = _base(b)
         for r in roots:

@@ -28,7 +28,15 @@ from passnet.synth.indices import index_nodes
 from passnet.synth.op_model import INFIX
 from passnet.synth.ops import Op
 from passnet.synth.pattern import literal
-from passnet.synth.shapes import Dim, Shapes, Unfusable, merge_trailing, total
+from passnet.synth.shapes import (
+    Dim,
+    Shapes,
+    Unfusable,
+    group_rows,
+    grouped,
+    merge_trailing,
+    total,
+)
 from passnet.synth.windows import bilinear, max_pool
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")
@@ -241,6 +249,17 @@ class Builder:
             todo += [a for a in self.ops[n].args if isinstance(a, Node)]
         return seen
 
+    def group_check(self, node: Node, op: Op) -> None:
+        """A group norm's row: one channel's last dim (a group per channel, [N, C, L]) or a
+        whole group (``shapes.group_rows``); the phase's row must be that one."""
+        x, g = self.shapes.dims[op.args[0]], op.attrs["groups"]
+        if any(v % g for v in x[1].vals):
+            raise Unfusable("group_norm's channels are not a multiple of its groups")
+        row = group_rows(x, g, self.shapes.n)[-1] if grouped(x, g) else x[-1]
+        if not self.shapes.equal(row, self.domain[-1]):
+            raise Unfusable(f"group_norm '{node.name}' needs another row than the kernel's")
+        self.shapes.guard(f"{x[1].expr} % {g} == 0" if grouped(x, g) else f"{x[1].expr} == {g}")
+
     def row_check(self, m: Map, node: Node, what: str, axis: int = -1) -> None:
         """``m`` runs along the kernel's row at ``axis`` (only there), over as many elements."""
         a = axis % len(m)
@@ -419,15 +438,13 @@ class Builder:
             return self.round(bilinear(self, op, m), node)
         if op.kind in ("mean", "sum"):
             return self.round(reduce_row(self, op, self.value(x, self._reduced(node, m))), node)
-        self.row_check(m, node, op.name, op.attrs.get("axis", -1))
+        if op.kind == "gn":
+            self.group_check(node, op)
+        else:
+            self.row_check(m, node, op.name, op.attrs.get("axis", -1))
         if op.kind == "normalize":  # eager rounds the norm and its clamp to the dtype
             return self.round(normalize_row(self, op, self.value(x, m),
                                             lambda v: self.round(v, node)), node)  # fmt: skip
-        if op.kind == "gn":  # one group per channel: the row is a channel's own values
-            channels = self.shapes.dims[x][1]
-            if any(v != op.attrs["groups"] for v in channels.vals):
-                raise Unfusable("group_norm with other than one group per channel")
-            self.shapes.guard(f"{channels.expr} == {op.attrs['groups']}")
         v = self.value(x, m)
         if op.kind == "softmax" and op.attrs.get("dtype") is not None:
             v = self.round(v, node)

@@ -260,8 +260,8 @@ def _reduction(key: str, node: Node, rank: int) -> Op | str | None:
     if key == _F + "group_norm":
         b = bind(node, ["input", "num_groups", "weight", "bias", "eps"],
                   {"weight": None, "bias": None, "eps": 1e-5})  # fmt: skip
-        if b is None or rank != 3:
-            return "group_norm on other than [N, C, L] input"
+        if b is None or rank < 3:
+            return "group_norm on other than [N, C, ...] input"
         return Op(
             "gn",
             "group_norm",

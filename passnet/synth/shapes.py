@@ -61,6 +61,23 @@ def prod(dims: list[Dim], n: int) -> Dim:
     return Dim(" * ".join(terms), vals)
 
 
+MAX_ROW = 32768  # the longest row a row-mode kernel loads into one tile
+
+
+def grouped(dims: list[Dim], groups: int) -> bool:
+    """Whether a group norm over ``dims`` walks whole groups as its row ([N, G, C / G * S]),
+    not one channel's last dim ([N, C, L] with a group per channel, the plain row)."""
+    return len(dims) != 3 or any(v != groups for v in dims[1].vals)
+
+
+def group_rows(dims: list[Dim], groups: int, n: int) -> list[Dim]:
+    """[N, C, *S] as [N, G, C / G * prod(S)]: the row of a group norm with ``groups`` groups
+    (a contiguous reshape: each group's channels and positions are one run of elements)."""
+    rest = prod(dims[1:], n)
+    size = Dim(f"{atom(rest.expr)} // {groups}", tuple(v // groups for v in rest.vals))
+    return [dims[0], lit(groups, n), size]
+
+
 def merge_trailing(dims: list[Dim], k: int, n: int) -> list[Dim]:
     """``dims`` with its last ``k`` merged into one (their product): the row a reduction over
     the trailing dims walks."""

@@ -17,7 +17,7 @@ from torch.fx import Node
 
 from passnet.synth.alias import alias_lines
 from passnet.synth.kernel import Kernel
-from passnet.synth.shapes import atom, prod
+from passnet.synth.shapes import MAX_ROW, atom, prod
 
 
 def tuple_source(items: list[str]) -> str:
@@ -80,8 +80,8 @@ def _grid_lines(fname: str, k: Kernel, tuning: Tuning | None = None) -> list[str
             lines.append(f"    BLOCK_N{sfx} = {1 << max(n.literal - 1, 0).bit_length()}")
         else:
             lines.append(f"    BLOCK_N{sfx} = {_pow2(atom(n.expr))}")
-            lines.append(f"    if BLOCK_N{sfx} > 32768:")
-            lines.append(f'        raise ValueError("{fname}: rows longer than 32768 elements")')
+            lines.append(f"    if BLOCK_N{sfx} > {MAX_ROW}:")
+            lines.append(f'        raise ValueError("{fname}: rows longer than {MAX_ROW} elements")')
         if tuning is not None:
             lines.append(f"    BLOCK_M{sfx} = max({lo}, min({tuning.max_rows}, "
                          f"{tuning.row_tile} // BLOCK_N{sfx}))")  # fmt: skip
