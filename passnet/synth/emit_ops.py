@@ -130,11 +130,18 @@ def _affine(b: Builder, d: str, scale: str, weight: str | None, bias: str | None
         f"{y} * {weight}")
 
 
+def _on_tile(b: Builder, v: str) -> str:
+    """``v`` over the whole [BLOCK_M, BLOCK_N] tile (a value constant along the row, such as
+    a per-row input, broadcast), as a reduction along the row needs it."""
+    if b.on_cols(v):
+        return v
+    return b.let(f"{v} + tl.zeros([BLOCK_M, BLOCK_N], tl.float32)")
+
+
 def reduce_row(b: Builder, op: Op, v: str, params: list[str | None] | None = None) -> str:
     """A reduction along the row (axis 1 of the [BLOCK_M, BLOCK_N] tile); padded columns
     are masked out with the reduction's neutral element."""
-    if not b.on_cols(v):
-        v = b.let(f"{v} + tl.zeros([BLOCK_M, BLOCK_N], tl.float32)")
+    v = _on_tile(b, v)
     n = b.dim(b.domain[-1])
     if op.kind == "softmax":
         vm = b.let(f"tl.where(cmask, {v}, float('-inf'))")
@@ -165,8 +172,7 @@ def normalize_row(b: Builder, op: Op, v: str, rounded: Callable[[str], str]) -> 
     L2: square root of the sum of squares; accumulated in float32) rounded to the tensor's
     dtype (``rounded``), clamped to eps and rounded again, then the division, rounded once by
     the caller. NaN propagates through the clamp, as eager's clamp_min propagates it."""
-    if not b.on_cols(v):
-        v = b.let(f"{v} + tl.zeros([BLOCK_M, BLOCK_N], tl.float32)")
+    v = _on_tile(b, v)
     a = b.let(f"tl.where(cmask, {v}, 0.0)")
     if op.attrs["p"] == 1:
         total = b.let(f"tl.sum(tl.abs({a}), axis=1)[:, None]")

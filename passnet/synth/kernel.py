@@ -89,9 +89,8 @@ def _domain(b: Builder, node: Node) -> list[Dim]:
 
 def _axis_map(b: Builder, ax: Node, base: Map) -> Map:
     """Coordinates of ``ax``'s result (and of values computed elementwise from it) in a phase
-    over its moved domain: the row's ``cols`` back at the axis for a softmax (or a
-    normalize), the axis
-    dropped (or 0, keepdim) for a mean or sum."""
+    over its moved domain: the row's ``cols`` back at the axis for a softmax or a normalize,
+    the axis dropped (or 0, keepdim) for a mean or sum."""
     op, coords = b.ops[ax], base[:-1]
     a = op.attrs["axis"]
     if op.kind in ("softmax", "normalize"):
@@ -247,7 +246,7 @@ def build(b: Builder, store_views: bool = False) -> Kernel:
         if row and (groups := _grouped_rows(b, roots, full)) is not None:
             if k != 1:
                 raise Unfusable("a group norm and a reduction over trailing dims in one phase")
-            dom, k = groups, 0  # k != 1: values at the base reshaped back to the full domain
+            dom = groups
         if row and max(dom[-1].vals) > MAX_ROW:  # the wrapper would refuse it at run time
             raise Unfusable(f"rows longer than {MAX_ROW} elements ({max(dom[-1].vals)})")
         b.start_phase("row" if row else "flat", dom)
@@ -260,7 +259,7 @@ def build(b: Builder, store_views: bool = False) -> Kernel:
                 keep = ("0",) * op.attrs["dims"] if op.attrs["keepdim"] else ()
                 b.value(r, base[:-1] + keep)
             else:
-                b.value(r, base if k == 1 else b.reshape(base, dom, full))
+                b.value(r, base if dom == full else b.reshape(base, dom, full))
         for i, o in enumerate(b.outputs):
             if o in pending and o not in views and o in b.first_map and _covers(
                     b, o, b.first_map[o]):  # fmt: skip

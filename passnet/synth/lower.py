@@ -255,10 +255,11 @@ class Builder:
         x, g = self.shapes.dims[op.args[0]], op.attrs["groups"]
         if any(v % g for v in x[1].vals):
             raise Unfusable("group_norm's channels are not a multiple of its groups")
-        row = group_rows(x, g, self.shapes.n)[-1] if grouped(x, g) else x[-1]
+        whole = grouped(x, g)
+        row = group_rows(x, g, self.shapes.n)[-1] if whole else x[-1]
         if not self.shapes.equal(row, self.domain[-1]):
             raise Unfusable(f"group_norm '{node.name}' needs another row than the kernel's")
-        self.shapes.guard(f"{x[1].expr} % {g} == 0" if grouped(x, g) else f"{x[1].expr} == {g}")
+        self.shapes.guard(f"{x[1].expr} % {g} == 0" if whole else f"{x[1].expr} == {g}")
 
     def row_check(self, m: Map, node: Node, what: str, axis: int = -1) -> None:
         """``m`` runs along the kernel's row at ``axis`` (only there), over as many elements."""

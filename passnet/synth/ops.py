@@ -244,7 +244,6 @@ def _axis(dim: Any, rank: int) -> int | None:
     return d if d != rank - 1 else None
 
 
-
 def _reduction(key: str, node: Node, rank: int) -> Op | str | None:
     if key == _F + "layer_norm":
         b = bind(node, ["input", "normalized_shape", "weight", "bias", "eps"],
