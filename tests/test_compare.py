@@ -109,8 +109,8 @@ def test_detail_locates_the_worst_element_of_the_first_failing_level() -> None:
 
 def test_locating_an_element_costs_a_fresh_worker_no_sympy_import() -> None:
     """A worker's first correctness trial locates elements (the null-output check does so on
-    every variant): ``torch.unravel_index`` would import sympy there, a second of a fresh
-    process. The coordinates are computed without it, on non-contiguous outputs too."""
+    every variant): ``torch.unravel_index`` would import sympy there, the
+    longest step of a fresh eager worker's correctness phase. The coordinates are computed without it, on non-contiguous outputs too."""
     import subprocess
     import sys
 
