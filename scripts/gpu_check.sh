@@ -166,8 +166,8 @@ if [ "${SUITE_REBUILD:-0}" = 1 ]; then
     SUITE_CANDIDATES=${SUITE_CANDIDATES:-eager,inductor,inductor:reduce-overhead}
   else
     SUITE_BENCH=0  # not built yet: rerun with SUITE_WORK_IN and SUITE_STORE_IN to continue
-    gzip -c "$SDIR/suite.db" > "$OUT/suite.db.gz"
   fi
+  gzip -c "$SDIR/suite.db" > "$OUT/suite.db.gz"  # the pool's measurements, built or not
 fi
 # The suite (default: Inductor vs eager on every variant), resumable across calls:
 # SUITE_STORE_IN names a store a previous call wrote (carried in), SUITE_BUDGET caps the seconds

@@ -410,3 +410,30 @@ def test_hidden_checked_calls_leave_the_statistics() -> None:
     wall = Timing(method="wall", samples_us=samples, median_us=10, iqr_us=0, rounds=2, noisy=True)
     kept = exclude_sampled(SideTiming(wall=wall), check, warmup=2, noise_limit=0.2)
     assert kept.wall.samples_us == [10.0] * 7 and not kept.wall.noisy
+
+
+def test_deferred_settle_flags_late_writes_but_not_input_aliases(rt) -> None:  # noqa: ANN001
+    """A timed checked call settles after the timing lock: its late-write comparison waits for
+    ``settle_late``, except for outputs in an input's storage (the harness rewrites those)."""
+    from passnet.integrity.checks import CandidateChecker
+
+    made: list[torch.Tensor] = []
+
+    def fresh_and_inplace(x):  # noqa: ANN001, ANN202
+        made.append(x * 2)
+        return made[-1], x.mul_(1.0)
+
+    checker = CandidateChecker(rt, fresh_and_inplace, fresh_and_inplace, torch.device("cpu"))
+    x = torch.ones(4)
+    checker.call([x], defer=True)
+    assert rt.findings == [] and len(checker.unsettled) == 1
+    made[-1][0] = 7.0  # a write after the call returned, into output 0
+    x.fill_(3.0)  # the harness puts the timing values back: output 1 is that input
+    checker.settle_late()
+    assert [(f.check, f.detail.split(" changed")[0]) for f in rt.findings] == [
+        ("late-write", "output(s) [0]")]  # fmt: skip
+    assert checker.unsettled == []
+
+    checker.call([torch.ones(4)], defer=True)  # nothing written late: nothing found
+    checker.settle_late()
+    assert len(rt.findings) == 1

@@ -131,7 +131,7 @@ class TimingPhase:
         rt.phase = "timing"
         inputs, saved = list(args), checks.clone_tree(list(args))
         checks.copy_values(inputs, self.fresh(secrets.randbits(31), secret=True))
-        out, pristine, mutated = checker.call(inputs)
+        out, pristine, mutated = checker.call(inputs, defer=True)  # settles after the lock
         r_in = checks.clone_tree(pristine)
         ref = self.ref_module.forward(*r_in)
         checker.judge(out, inputs, mutated, ref, r_in, checks.changed(pristine, r_in))
@@ -233,6 +233,7 @@ class TimingPhase:
         if self.checker is None or rt is None:
             return
         rt.phase = "timing"
+        self.checker.settle_late()
         rt.verify()
         recheck_timed(rt, self.cand_side, self.expected, self.cand_inputs, before,
                       self.ref_mutates)  # fmt: skip

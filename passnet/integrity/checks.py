@@ -13,6 +13,7 @@ statistics afterwards.
 from __future__ import annotations
 
 import secrets
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,7 +22,7 @@ import torch
 
 from passnet.core.results import Comparison
 from passnet.core.trees import leaves  # noqa: F401 - checks.leaves is part of this module's API
-from passnet.integrity.runtime import Runtime, storage_key
+from passnet.integrity.runtime import SETTLE_S, Runtime, storage_key
 from passnet.scores.compare import compare_outputs
 
 KEEP_OUTPUTS = 8  # earlier outputs held alive, so a reused storage cannot be a coincidence
@@ -140,9 +141,18 @@ class CandidateChecker:
     device: torch.device
     kept: list[Any] = field(default_factory=list)
     calls: int = 0
+    # (outputs, their snapshots, when) of checked calls whose late-write comparison waits
+    # for ``settle_late``: a timed call's settle happens after the device's timing lock
+    unsettled: list[tuple[list, list, list[int], float]] = field(default_factory=list)
 
-    def call(self, inputs: list[Any], fill: bool = True) -> tuple[Any, list[Any], set[int]]:
-        """One checked call; returns (outputs, pristine copy of the inputs, changed inputs)."""
+    def call(
+        self, inputs: list[Any], fill: bool = True, defer: bool = False
+    ) -> tuple[Any, list[Any], set[int]]:
+        """One checked call; returns (outputs, pristine copy of the inputs, changed inputs).
+
+        ``defer``: no settle now; outputs that share no storage with an input are compared
+        with their snapshot in ``settle_late`` (a longer window: up to the end of timing),
+        the others at once (the harness rewrites inputs right after the call)."""
         rt = self.rt
         pristine = clone_tree(inputs)
         before = rt.probe()
@@ -157,14 +167,17 @@ class CandidateChecker:
             rt.verify()
             return out, pristine, set()
         snap = [t.detach().clone() if isinstance(t, torch.Tensor) else t for t in outs]
-        rt.after_call(before, steady=self.calls > 0)
+        rt.after_call(before, steady=self.calls > 0, settle_s=0.0 if defer else SETTLE_S)
         self.calls += 1
         rt.verify()
-        late = [j for j, (s, t) in enumerate(zip(snap, outs, strict=True)) if not same(s, t)]
-        if late:
-            rt.add("late-write", f"output(s) {late} changed after the call returned (work left "
-                   "running on a thread or stream)")  # fmt: skip
         inputs_keys = {storage_key(t) for t in inputs}
+        now = [j for j, t in enumerate(outs) if not defer or storage_key(t) in inputs_keys]
+        self.late_writes([outs[j] for j in now], [snap[j] for j in now], now)
+        if defer and len(now) < len(outs):
+            later = [j for j in range(len(outs)) if j not in now]
+            self.unsettled.append(
+                ([outs[j] for j in later], [snap[j] for j in later], later, time.monotonic())
+            )
         old = {storage_key(t) for o in self.kept for t in leaves(o)} - {None} - inputs_keys
         reused = [j for j, t in enumerate(outs) if storage_key(t) in old]
         if reused:
@@ -172,6 +185,27 @@ class CandidateChecker:
                    "call's output (a cached or stale result)")  # fmt: skip
         self.kept = [*self.kept, out][-KEEP_OUTPUTS:]
         return out, pristine, changed(pristine, inputs)
+
+    def late_writes(self, outs: list, snaps: list, index: list[int] | None = None) -> None:
+        """A ``late-write`` finding for outputs that differ from their snapshot at return."""
+        late = [j for j, (s, t) in enumerate(zip(snaps, outs, strict=True)) if not same(s, t)]
+        if late:
+            names = [index[j] for j in late] if index is not None else late
+            self.rt.add("late-write", f"output(s) {names} changed after the call returned "
+                        "(work left running on a thread or stream)")  # fmt: skip
+
+    def settle_late(self) -> None:
+        """The deferred late-write comparisons, once the last deferred call has settled."""
+        if not self.unsettled:
+            return
+        wait = SETTLE_S - (time.monotonic() - self.unsettled[-1][3])
+        if wait > 0:
+            time.sleep(wait)
+        if self.device.type == "cuda":
+            torch.cuda.synchronize(self.device)
+        for outs, snaps, index, _ in self.unsettled:
+            self.late_writes(outs, snaps, index)
+        self.unsettled = []
 
     def judge(
         self, out: Any, inputs: list, mutated: set[int], ref: Any, ref_inputs: list, ref_mut: set

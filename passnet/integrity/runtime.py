@@ -67,6 +67,7 @@ WATCHED_MODULES = (
 _SKIP_FRAMES = (str(Path(torch.__file__).parent) + os.sep, str(Path(__file__).parent) + os.sep,
                 contextlib.__file__)  # fmt: skip
 _MAX_FINDINGS = 40
+SETTLE_S = 0.02  # after a checked call: a late write lands before outputs are compared
 
 
 def _try_import(name: str) -> Any:
@@ -327,9 +328,10 @@ class Runtime:
         alive = frozenset(t.ident or 0 for t in threading.enumerate() if t.is_alive())
         return alive, native_threads(), frozenset(child_pids())
 
-    def after_call(self, before: tuple, steady: bool, settle_s: float = 0.02) -> None:
-        """Threads, processes and device work the call left running (waits for them a little,
-        so a late write lands before the outputs are compared)."""
+    def after_call(self, before: tuple, steady: bool, settle_s: float = SETTLE_S) -> None:
+        """Threads, processes and device work the call left running (waits ``settle_s`` for
+        them, so a late write lands before the outputs are compared; longer after a native
+        thread the call left running)."""
         alive, native, kids = before
         if self.device.type == "cuda":
             torch.cuda.current_stream(self.device).synchronize()
