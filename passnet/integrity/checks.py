@@ -141,9 +141,11 @@ class CandidateChecker:
     device: torch.device
     kept: list[Any] = field(default_factory=list)
     calls: int = 0
-    # (outputs, their snapshots, when) of checked calls whose late-write comparison waits
-    # for ``settle_late``: a timed call's settle happens after the device's timing lock
-    unsettled: list[tuple[list, list, list[int], float]] = field(default_factory=list)
+    # (outputs, their snapshots, indices still to compare) of checked calls whose late-write
+    # comparison waits for ``settle_late`` (a timed call settles after the device's lock),
+    # and when the last of them returned
+    unsettled: list[tuple[list, list, list[int]]] = field(default_factory=list)
+    last_deferred: float = 0.0
 
     def call(
         self, inputs: list[Any], fill: bool = True, defer: bool = False
@@ -171,13 +173,11 @@ class CandidateChecker:
         self.calls += 1
         rt.verify()
         inputs_keys = {storage_key(t) for t in inputs}
-        now = [j for j, t in enumerate(outs) if not defer or storage_key(t) in inputs_keys]
-        self.late_writes([outs[j] for j in now], [snap[j] for j in now], now)
-        if defer and len(now) < len(outs):
-            later = [j for j in range(len(outs)) if j not in now]
-            self.unsettled.append(
-                ([outs[j] for j in later], [snap[j] for j in later], later, time.monotonic())
-            )
+        in_input = [storage_key(t) in inputs_keys for t in outs]
+        self.late_writes(outs, snap, [j for j, a in enumerate(in_input) if a or not defer])
+        if later := [j for j, a in enumerate(in_input) if defer and not a]:
+            self.unsettled.append((outs, snap, later))
+            self.last_deferred = time.monotonic()
         old = {storage_key(t) for o in self.kept for t in leaves(o)} - {None} - inputs_keys
         reused = [j for j, t in enumerate(outs) if storage_key(t) in old]
         if reused:
@@ -186,24 +186,24 @@ class CandidateChecker:
         self.kept = [*self.kept, out][-KEEP_OUTPUTS:]
         return out, pristine, changed(pristine, inputs)
 
-    def late_writes(self, outs: list, snaps: list, index: list[int] | None = None) -> None:
-        """A ``late-write`` finding for outputs that differ from their snapshot at return."""
-        late = [j for j, (s, t) in enumerate(zip(snaps, outs, strict=True)) if not same(s, t)]
+    def late_writes(self, outs: list, snaps: list, index: list[int]) -> None:
+        """A ``late-write`` finding for outputs (of ``index``) that differ from their snapshot
+        taken at return."""
+        late = [j for j in index if not same(snaps[j], outs[j])]
         if late:
-            names = [index[j] for j in late] if index is not None else late
-            self.rt.add("late-write", f"output(s) {names} changed after the call returned "
+            self.rt.add("late-write", f"output(s) {late} changed after the call returned "
                         "(work left running on a thread or stream)")  # fmt: skip
 
     def settle_late(self) -> None:
         """The deferred late-write comparisons, once the last deferred call has settled."""
         if not self.unsettled:
             return
-        wait = SETTLE_S - (time.monotonic() - self.unsettled[-1][3])
+        wait = SETTLE_S - (time.monotonic() - self.last_deferred)
         if wait > 0:
             time.sleep(wait)
         if self.device.type == "cuda":
             torch.cuda.synchronize(self.device)
-        for outs, snaps, index, _ in self.unsettled:
+        for outs, snaps, index in self.unsettled:
             self.late_writes(outs, snaps, index)
         self.unsettled = []
 
