@@ -106,6 +106,22 @@ def test_report_files_are_self_contained(tmp_path):
     assert "ratio of ratios" in data["speedup_vs_inductor_method"]
 
 
+def test_report_of_a_run_with_nothing_measured_yet(tmp_path):
+    """A run whose items all failed to dispatch (a synth candidate that used its whole budget
+    before any item ran) still gets its report: empty plots say so instead of crashing."""
+    suite = make_suite(tmp_path)
+
+    def nothing(item):
+        raise RuntimeError("harness fault")
+
+    with Store(tmp_path / "s.db") as st:
+        rid = run(st, suite, "eager", PASS, script=nothing)
+        board = build_leaderboard(st, [rid])
+    assert [r.done for r in board.rows] == [0, 0]
+    files = write_report(board, tmp_path / "report")
+    assert files["speedups.png"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
 def test_report_cli_compares_runs_side_by_side(tmp_path):
     from passnet.cli import app
 

@@ -283,3 +283,24 @@ def test_local_pool_uses_every_gpu_once(suite, tmp_path):
         ms = st.measurements(summary.run_id)
     assert summary.statuses == {"ok": 6}
     assert all(m["device"].startswith("cuda:") for m in ms)
+
+
+def test_local_pool_prepares_ahead_by_default_on_a_gpu_only(monkeypatch):
+    """`passnet bench` with no --prepare-ahead: one worker per CPU slot (a second would share
+    the timed cores), and on GPUs the workers `passnet eval` starts, shared among the GPUs."""
+    from passnet.evaluation import evaluator
+    from passnet.runner.pool import default_prepare_ahead
+
+    assert LocalPool("cpu").slots == ["cpu"] and LocalPool("cpu").prepare_ahead == 1
+    assert LocalPool("cpu", jobs=2, prepare_ahead=3).slots == ["cpu"] * 6
+    for cores, devices, want in [
+        (16, ["cuda:0"], 8),
+        (16, ["cuda:0", "cuda:1"], 4),
+        (4, ["cuda:0"], 3),
+        (2, ["cuda:0", "cuda:1"], 1),
+        (16, ["cpu", "cpu"], 1),
+    ]:
+        monkeypatch.setattr(evaluator.os, "sched_getaffinity", lambda _, n=cores: set(range(n)))
+        assert default_prepare_ahead(devices) == want, (cores, devices)
+    with pytest.raises(ExecutorError, match="at least 1"):
+        LocalPool("cpu", prepare_ahead=0)

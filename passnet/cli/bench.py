@@ -173,7 +173,7 @@ def bench_cmd(
     candidates: Candidates = None,
     device: Annotated[str, typer.Option(help="cpu, cuda (every visible GPU) or cuda:N")] = "cpu",
     jobs: Jobs = None,
-    prepare_ahead: PrepareAhead = 1,
+    prepare_ahead: PrepareAhead = None,
     executor: Annotated[str, typer.Option(help="local (process pool) or ray")] = "local",
     address: Address = None,
     store: Annotated[Path, typer.Option(help="results store (SQLite, WAL)")] = Path(DEFAULT_STORE),
@@ -234,7 +234,7 @@ def bench_cmd(
         use_cache=not no_cache,
         retries=retries,
         rerun=rerun,
-        synth_workers=prepare_ahead,
+        synth_workers=prepare_ahead or _synth_workers(device, executor),
     )
     st = _open_store(store)  # an unusable store fails here, before any worker starts
     ex = _executor(st, executor, device, jobs, prepare_ahead, address)
@@ -317,7 +317,15 @@ def _finish(summary: BenchSummary, st: Store, store: Path, report: bool) -> None
         console.print(f"[dim]passnet report {summary.run_id} --store {store}[/]")
 
 
-def _executor(st, executor: str, device: str, jobs, prepare_ahead: int, address):  # noqa: ANN001, ANN202
+def _synth_workers(device: str, executor: str) -> int:
+    """Tasks the synth candidate synthesises at once by default: as many as the local pool's
+    workers on the host (each in its own process; timings take the device lock in turn)."""
+    from passnet.evaluation.evaluator import MAX_AUTO_PREPARE_AHEAD, auto_prepare_ahead
+
+    return 1 if executor == "ray" else auto_prepare_ahead(device, MAX_AUTO_PREPARE_AHEAD)
+
+
+def _executor(st, executor: str, device: str, jobs, prepare_ahead: int | None, address):  # noqa: ANN001, ANN202
     """The executor asked for; a user error closes the store and exits."""
     from passnet.evaluation.devices import ExecutorError
     from passnet.runner.pool import LocalPool
@@ -326,7 +334,7 @@ def _executor(st, executor: str, device: str, jobs, prepare_ahead: int, address)
         if executor == "ray":
             from passnet.runner.ray_executor import RayExecutor
 
-            if prepare_ahead > 1:
+            if prepare_ahead is not None and prepare_ahead > 1:
                 _fail("--prepare-ahead is for the local executor (Ray schedules its own tasks).")
             return RayExecutor(device, address)
         if address:

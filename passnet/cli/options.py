@@ -33,7 +33,11 @@ CpuThreads = Annotated[
 ]
 _PREPARE_AHEAD = ("workers at once per device: each holds the device's timing lock only while "
                   "it times, so the next variants load, compile and check while one is timed")
-PrepareAhead = Annotated[int, typer.Option(min=1, help=_PREPARE_AHEAD)]
+PrepareAhead = Annotated[
+    int | None,
+    typer.Option(min=1, help=_PREPARE_AHEAD + " [default: on GPUs the host's cores less one, "
+                 "at most 8, shared among the GPUs; 1 on CPU and with Ray]"),
+]  # fmt: skip
 PrepareAheadAuto = Annotated[
     int | None,
     typer.Option(min=1, help=_PREPARE_AHEAD + " [default: one per variant on a GPU, up to the "

@@ -53,6 +53,12 @@ def es_curve_png(board: Leaderboard, path: Path) -> Path:
 
 
 def _strip(ax, data: list[list[float]], labels: list[str], title: str) -> None:  # noqa: ANN001
+    ax.set_title(title)
+    if not data:  # no candidate has a measured item yet (matplotlib cannot box nothing)
+        ax.text(0.5, 0.5, "nothing measured yet", ha="center", va="center",
+                transform=ax.transAxes, color="grey")  # fmt: skip
+        ax.set_xticks([])
+        return
     rng = random.Random(0)
     positions = list(range(1, len(data) + 1))
     shown = [d if d else [float("nan")] for d in data]
@@ -63,7 +69,6 @@ def _strip(ax, data: list[list[float]], labels: list[str], title: str) -> None: 
     ax.set_yscale("log")
     ax.set_xticks(positions)
     ax.set_xticklabels(labels, rotation=20, ha="right", fontsize=8)
-    ax.set_title(title)
     ax.grid(True, axis="y", which="both", alpha=0.3)
 
 

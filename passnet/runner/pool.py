@@ -2,7 +2,8 @@
 time through ``evaluate_variant`` (which spawns the sandboxed worker process).
 
 On a GPU machine there is one slot per visible GPU, pinned to ``cuda:i``; on CPU the default is
-one slot. ``prepare_ahead`` (``--prepare-ahead N``) runs N workers per slot: a worker holds its
+one slot. ``prepare_ahead`` (``--prepare-ahead N``) runs N workers per slot (None: on a GPU as
+many as ``passnet eval`` would start, shared among the GPUs; 1 on CPU): a worker holds its
 device's timing lock (``passnet.evaluation.device_lock``) only while it times, so one item is
 timed while the next ones load, compile and check correctness, and no two timings overlap on
 a device. ``--jobs N`` on CPU adds slots; their timings take turns on the host-wide CPU lock.
@@ -17,7 +18,12 @@ from collections.abc import Iterator
 
 from passnet.core.results import Environment, Parameters
 from passnet.evaluation.devices import ExecutorError, device_slots
-from passnet.evaluation.evaluator import environment, evaluate_variant
+from passnet.evaluation.evaluator import (
+    MAX_AUTO_PREPARE_AHEAD,
+    auto_prepare_ahead,
+    environment,
+    evaluate_variant,
+)
 from passnet.runner.bench import Outcome, WorkItem
 
 
@@ -43,6 +49,14 @@ def _pin_thread(cpus: set[int] | None) -> None:
             pass
 
 
+def default_prepare_ahead(devices: list[str]) -> int:
+    """Workers per device slot when the caller names no number: on GPUs, the workers one
+    ``passnet eval`` starts (the host's cores less one, at most 8) shared among the GPUs,
+    since preparation is host work; on CPU one, whose cores a timing shares."""
+    host = auto_prepare_ahead(devices[0], MAX_AUTO_PREPARE_AHEAD)
+    return max(1, host // len(devices)) if devices[0].startswith("cuda") else 1
+
+
 class LocalPool:
     """Measure work items on this machine, one driver thread per device slot.
 
@@ -58,13 +72,17 @@ class LocalPool:
         device: str = "cpu",
         jobs: int | None = None,
         pin: bool = True,
-        prepare_ahead: int = 1,
+        prepare_ahead: int | None = None,
     ) -> None:
-        if prepare_ahead < 1:
+        if prepare_ahead is not None and prepare_ahead < 1:
             raise ExecutorError(f"--prepare-ahead must be at least 1, got {prepare_ahead}")
+        devices = device_slots(device, jobs)
+        if prepare_ahead is None:
+            prepare_ahead = default_prepare_ahead(devices)
         # Several workers per device: one times (under the device's timing lock,
         # passnet.evaluation.device_lock) while the others load, compile and check.
-        self.slots = [s for s in device_slots(device, jobs) for _ in range(prepare_ahead)]
+        self.prepare_ahead = prepare_ahead
+        self.slots = [s for s in devices for _ in range(prepare_ahead)]
         self.cpus = cpu_sets(len(self.slots)) if pin else None
         self._envs = {slot: environment(slot) for slot in dict.fromkeys(self.slots)}
         names = {env.device_name for env in self._envs.values()}
