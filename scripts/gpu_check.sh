@@ -6,7 +6,8 @@
 # repeated evaluations in one process and one-shot `passnet eval --server` calls, PROFILE=1
 # the per-variant host/device profile of the synthesised passes, P3=1 the suite measured twice,
 # NUMERICS=1 the loose half-precision variants against eager's own float32 run, DIAG=1 the
-# Inductor zygote's forkability and per-phase profiles of fresh workers.
+# Inductor zygote's forkability, the call that starts CUDA's driver threads in its image, and
+# per-phase profiles of fresh workers (DIAG_PROFILES=0 skips those).
 # Expects the wheels of packages missing there in .whl/ (see docs/benchmarks.md); writes to $OUT.
 # DEV=cpu (with python3 on PATH being the project's venv) rehearses a flow here before it costs
 # device time; REBUILD_ARGS adds scripts/build_suite.py options (a small rehearsal: --models
@@ -97,7 +98,8 @@ if [ "${NUMERICS:-0}" = 1 ]; then
   tar czf "$OUT/numerics.tgz" -C "$OUT" numerics && rm -rf "$OUT/numerics"
 fi
 # DIAG=1: whether the Inductor zygote's full image can be forked here (else its kind falls
-# back to a light zygote), then where a fresh worker's phases go (scripts/profile_worker.py)
+# back to a light zygote) and which call starts the driver's threads in its image
+# (scripts/trace_cuda_init.py), then where a fresh worker's phases go (scripts/profile_worker.py)
 # for eager, Inductor and the library pass on DIAG_TASK, 3 variants each.
 if [ "${DIAG:-0}" = 1 ]; then
   mkdir -p "$OUT/diag"
@@ -111,8 +113,11 @@ try:
 except forkserver.ForkServerUnavailable as exc:
     print(f"inductor zygote: {exc}")
 EOF2
+  # which call starts the driver's threads in the Inductor image (scripts/trace_cuda_init.py)
+  PYTORCH_NVML_BASED_CUDA_CHECK=1 python3 scripts/trace_cuda_init.py torch._inductor.compile_fx \
+    passnet.evaluation.phases passnet.passes.launch triton 2>&1 | tee "$OUT/diag/cuinit.txt"
   T=${DIAG_TASK:-examples/suite/fusible_add_layer_norm_1f059508}
-  for c in eager inductor pass; do
+  [ "${DIAG_PROFILES:-1}" = 1 ] && for c in eager inductor pass; do
     extra=""; [ "$c" = pass ] && extra="--pass-dir examples/synth_passes/$(basename "$T")/pass"
     # shellcheck disable=SC2086
     python3 scripts/profile_worker.py "$T" --candidate "$c" $extra --device "$DEV" --variants 3 \
