@@ -79,7 +79,7 @@ def test_suite_discovery_filter_and_limit(suite):
 def test_default_suite_and_dtype_filter():
     """The bundled suite is the default; --dtype keeps one dtype's variants of every task."""
     full = load_suite()
-    assert len(full.tasks) == 30 and full.n_variants == 195
+    assert len(full.tasks) == 30 and full.n_variants == 198
     f32 = load_suite(dtypes=("torch.float32",))
     assert [t.name for t in f32.tasks] == [t.name for t in full.tasks]
     assert {v.variant.dtype for t in f32.tasks for v in t.variants} == {"float32"}

@@ -28,7 +28,10 @@ from passnet.synth.driver import STRICT_T, synthesize_task
 from passnet.synth.emit import module_source
 from passnet.synth.graph import Group, analyse, select, trace_graph
 
-SUITE = Path(__file__).resolve().parents[1] / "examples" / "suite"
+# The CPU-curated suite of 2026-11 (examples/suite until the GPU-curated one replaced it):
+# its tasks hold the patterns these tests exercise.
+ROOT = Path(__file__).resolve().parents[1]
+SUITE = ROOT / "tests" / "data" / "suite-cpu"
 FAST = Parameters(warmup=1, trials=3, rounds=1, max_reruns=0, timeout_s=300)
 INTERPRETED = os.environ.get("TRITON_INTERPRET") == "1"
 
@@ -37,9 +40,10 @@ def _size(path: Path) -> int:
     return sum(math.prod(m.shape) for m in load_sample(path).metas)
 
 
-def _cut(tmp: Path, name: str, dtypes: tuple[str, ...], literal: str | None = None) -> Path:
+def _cut(tmp: Path, name: str, dtypes: tuple[str, ...], literal: str | None = None,
+         suite: Path = SUITE) -> Path:
     """The smallest variant of each dtype (with ``literal`` in model.py when given)."""
-    task = load_task(SUITE / name)
+    task = load_task(suite / name)
     picked = []
     for dt in dtypes:
         cands = [v for v in task.variants if v.dtype == dt
@@ -81,9 +85,25 @@ FAMILIES = [  # task, dtypes of the cut, what it covers
 ]
 
 
-@pytest.mark.parametrize(("name", "dtypes", "what"), FAMILIES, ids=[f[0] for f in FAMILIES])
-def test_family_gets_a_correct_pass(tmp_path: Path, name: str, dtypes: tuple, what: str) -> None:
-    task = _cut(tmp_path, name, dtypes)
+BUNDLED = ROOT / "examples" / "suite"  # the GPU-curated suite (2026-12-05)
+FAMILIES_BUNDLED = [  # patterns the GPU-curated suite brought
+    ("fusible_neg_cat_mul_add_7410ac49", ("bfloat16",), "rotary: neg of a half, cat, mul, add"),
+    ("fusible_cos_mul_sin_to_etc_305be899", ("float16",), "rotary tables: cos, sin, 2 outputs"),
+    ("fusible_mul_sigmoid_f48c67e3", ("float32",), "quick GELU: x * sigmoid(1.702 x)"),
+    ("fusible_mul_add_softmax_dropout_22a53d22", ("float16",),
+     "scaled scores + mask, softmax, eval dropout"),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "dtypes", "what", "suite"),
+    [(*f, SUITE) for f in FAMILIES] + [(*f, BUNDLED) for f in FAMILIES_BUNDLED],
+    ids=[f[0] for f in FAMILIES + FAMILIES_BUNDLED],
+)
+def test_family_gets_a_correct_pass(
+    tmp_path: Path, name: str, dtypes: tuple, what: str, suite: Path
+) -> None:
+    task = _cut(tmp_path, name, dtypes, suite=suite)
     r = synthesize_task(task, tmp_path / "out", device="cpu", parameters=FAST)
     assert r.status == "written", r.reason
     pass_dir = tmp_path / "out" / name / "pass"
@@ -206,7 +226,7 @@ def test_variants_whose_inputs_differ_in_rank_get_a_kernel_each(tmp_path: Path) 
     one model and [B, C] in another, one pattern. The rule holds a kernel per rank signature
     behind a wrapper that picks one by the inputs' ranks (it was skipped: "another rank")."""
     name = "fusible_mul_add_445849cd"
-    with tarfile.open(SUITE.parent / "graphnet_suite.tgz") as tar:
+    with tarfile.open(ROOT / "examples" / "graphnet_suite.tgz") as tar:
         members = [m for m in tar.getmembers() if f"/{name}/" in m.name]
         tar.extractall(tmp_path / "corpus", members=members, filter="data")
     task = load_task(next((tmp_path / "corpus").glob(f"*/{name}")))

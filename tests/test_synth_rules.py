@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from test_synth import FAST, SUITE
+from test_synth import FAST, ROOT
 
 from passnet.dataset.task import load_task
 from passnet.passes.loader import load_pass_dir, write_pass_dir
@@ -85,7 +85,7 @@ def test_a_rule_chosen_in_one_dtype_serves_the_others(tmp_path: Path) -> None:
     analysed on all three matches. It used to fail both half-precision variants (the kernel's
     guard raised: shapes outside those generated for)."""
     name = "fusible_layer_norm_unsqueeze_expand_as_float_etc_2226ce40"
-    with tarfile.open(SUITE.parent / "graphnet_suite.tgz") as tar:
+    with tarfile.open(ROOT / "examples" / "graphnet_suite.tgz") as tar:
         members = [m for m in tar.getmembers() if f"/{name}/" in m.name]
         tar.extractall(tmp_path / "corpus", members=members, filter="data")
     task = next((tmp_path / "corpus").glob(f"*/{name}"))

@@ -26,8 +26,8 @@ class Program_weight_tensor_meta_dropout_1:
     mean = -0.003
     std = 1.002
     data = None
-    min_val = -4.205831050872803
-    max_val = 3.373213052749634
+    min_val = -4.2058305740356445
+    max_val = 3.3732123374938965
 
 
 class Program_weight_tensor_meta_dropout_2:

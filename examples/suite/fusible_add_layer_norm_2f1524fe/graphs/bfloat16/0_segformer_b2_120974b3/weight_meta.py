@@ -38,5 +38,5 @@ class Program_weight_tensor_meta_dropout:
     mean = -0.000
     std = 0.000
     data = None
-    min_val = -0.0005148834316059947
-    max_val = 0.0003778359096031636
+    min_val = -0.0005148836062289774
+    max_val = 0.00037783588049933314

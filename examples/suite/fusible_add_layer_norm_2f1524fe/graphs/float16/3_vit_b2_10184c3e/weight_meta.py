@@ -26,8 +26,8 @@ class Program_weight_tensor_meta_dropout:
     mean = -0.001
     std = 0.023
     data = None
-    min_val = -0.08536265045404434
-    max_val = 0.06481562554836273
+    min_val = -0.08536262810230255
+    max_val = 0.06481561809778214
 
 
 class Program_weight_tensor_meta_dropout_1:
@@ -38,5 +38,5 @@ class Program_weight_tensor_meta_dropout_1:
     mean = -0.001
     std = 0.017
     data = None
-    min_val = -0.046332307159900665
-    max_val = 0.05366715043783188
+    min_val = -0.04634181410074234
+    max_val = 0.0536680668592453

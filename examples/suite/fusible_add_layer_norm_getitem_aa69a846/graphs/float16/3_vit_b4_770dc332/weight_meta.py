@@ -18,8 +18,8 @@ class Program_weight_tensor_meta_L_self_modules_layernorm_parameters_bias_:
     data = None
 
 
-class Program_weight_tensor_meta_add_3:
-    name = "add_3"
+class Program_weight_tensor_meta_add_5:
+    name = "add_5"
     shape = [2, 257, 128]
     dtype = "torch.float16"
     device = "cpu"
@@ -27,7 +27,7 @@ class Program_weight_tensor_meta_add_3:
     std = 0.039
     data = None
     min_val = -0.1294489949941635
-    max_val = 0.15064500272274017
+    max_val = 0.15064497292041779
 
 
 class Program_weight_tensor_meta_dropout_4:

@@ -18,16 +18,16 @@ class Program_weight_tensor_meta_L_self_modules_layernorm_parameters_bias_:
     data = None
 
 
-class Program_weight_tensor_meta_add_3:
-    name = "add_3"
+class Program_weight_tensor_meta_add_5:
+    name = "add_5"
     shape = [1, 17, 128]
     dtype = "torch.float32"
     device = "cpu"
     mean = -0.004
     std = 0.040
     data = None
-    min_val = -0.13000398874282837
-    max_val = 0.10371697694063187
+    min_val = -0.1300087869167328
+    max_val = 0.10371559858322144
 
 
 class Program_weight_tensor_meta_dropout_4:
@@ -38,5 +38,5 @@ class Program_weight_tensor_meta_dropout_4:
     mean = 0.002
     std = 0.020
     data = None
-    min_val = -0.06259317696094513
-    max_val = 0.044795598834753036
+    min_val = -0.06259333342313766
+    max_val = 0.04479554295539856

@@ -7,6 +7,6 @@ dynamic_dim_constraint_relations = []
 dynamic_dim_constraint_input_shapes = [
     ([64], "L_self_modules_encoder_modules_layer_modules_0_modules_attention_modules_output_modules_LayerNorm_parameters_weight_"),
     ([64], "L_self_modules_encoder_modules_layer_modules_0_modules_attention_modules_output_modules_LayerNorm_parameters_bias_"),
-    ([1, 16, 64], "add_3"),
+    ([1, 16, 64], "add_5"),
     ([1, 16, 64], "linear_6"),
 ]

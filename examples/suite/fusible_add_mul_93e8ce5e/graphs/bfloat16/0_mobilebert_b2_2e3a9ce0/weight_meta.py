@@ -18,8 +18,8 @@ class Program_weight_tensor_meta_L_self_modules_encoder_modules_layer_modules_0_
     data = None
 
 
-class Program_weight_tensor_meta_add_3:
-    name = "add_3"
+class Program_weight_tensor_meta_add_5:
+    name = "add_5"
     shape = [1, 16, 64]
     dtype = "torch.bfloat16"
     device = "cpu"

@@ -46,5 +46,5 @@ class Program_weight_tensor_meta_conv2d_13:
     mean = 0.000
     std = 0.002
     data = None
-    min_val = -0.003114444436505437
+    min_val = -0.0031144442036747932
     max_val = 0.004128979053348303

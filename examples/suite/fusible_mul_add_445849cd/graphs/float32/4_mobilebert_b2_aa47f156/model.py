@@ -6,5 +6,5 @@ class GraphModule(torch.nn.Module):
         l_self_modules_encoder_modules_layer_modules_0_modules_bottleneck_modules_input_modules_layer_norm_parameters_weight_ = L_self_modules_encoder_modules_layer_modules_0_modules_bottleneck_modules_input_modules_LayerNorm_parameters_weight_
         l_self_modules_encoder_modules_layer_modules_0_modules_bottleneck_modules_input_modules_layer_norm_parameters_bias_ = L_self_modules_encoder_modules_layer_modules_0_modules_bottleneck_modules_input_modules_LayerNorm_parameters_bias_
         mul_1 = linear_1 * l_self_modules_encoder_modules_layer_modules_0_modules_bottleneck_modules_input_modules_layer_norm_parameters_weight_;  linear_1 = l_self_modules_encoder_modules_layer_modules_0_modules_bottleneck_modules_input_modules_layer_norm_parameters_weight_ = None
-        add_3 = mul_1 + l_self_modules_encoder_modules_layer_modules_0_modules_bottleneck_modules_input_modules_layer_norm_parameters_bias_;  mul_1 = l_self_modules_encoder_modules_layer_modules_0_modules_bottleneck_modules_input_modules_layer_norm_parameters_bias_ = None
-        return (add_3,)
+        add_5 = mul_1 + l_self_modules_encoder_modules_layer_modules_0_modules_bottleneck_modules_input_modules_layer_norm_parameters_bias_;  mul_1 = l_self_modules_encoder_modules_layer_modules_0_modules_bottleneck_modules_input_modules_layer_norm_parameters_bias_ = None
+        return (add_5,)

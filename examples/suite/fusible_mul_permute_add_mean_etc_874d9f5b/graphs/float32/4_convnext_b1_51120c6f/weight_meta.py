@@ -36,8 +36,8 @@ class Program_weight_tensor_meta_conv2d_6:
     mean = 0.004
     std = 0.069
     data = None
-    min_val = -0.13329662382602692
-    max_val = 0.18664905428886414
+    min_val = -0.13329660892486572
+    max_val = 0.18664908409118652
 
 
 class Program_weight_tensor_meta_linear_7:

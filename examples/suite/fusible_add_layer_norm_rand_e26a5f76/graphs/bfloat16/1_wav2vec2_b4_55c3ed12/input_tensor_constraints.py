@@ -1,0 +1,12 @@
+dynamic_dim_constraint_symbols = []
+
+dynamic_dim_constraint_symbol2example_value = {}
+
+dynamic_dim_constraint_relations = []
+
+dynamic_dim_constraint_input_shapes = [
+    ([128], "L_self_modules_encoder_modules_layers_modules_0_modules_final_layer_norm_parameters_weight_"),
+    ([128], "L_self_modules_encoder_modules_layers_modules_0_modules_final_layer_norm_parameters_bias_"),
+    ([4, 799, 128], "layer_norm_2"),
+    ([4, 799, 128], "dropout_4"),
+]

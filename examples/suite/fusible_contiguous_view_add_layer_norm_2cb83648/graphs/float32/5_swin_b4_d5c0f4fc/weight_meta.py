@@ -1,0 +1,43 @@
+class Program_weight_tensor_meta_L_self_modules_encoder_modules_layers_modules_0_modules_blocks_modules_0_modules_layernorm_after_parameters_weight_:
+    name = "L_self_modules_encoder_modules_layers_modules_0_modules_blocks_modules_0_modules_layernorm_after_parameters_weight_"
+    shape = [32]
+    dtype = "torch.float32"
+    device = "cpu"
+    mean = 1.000
+    std = 0.000
+    data = [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0]
+
+
+class Program_weight_tensor_meta_L_self_modules_encoder_modules_layers_modules_0_modules_blocks_modules_0_modules_layernorm_after_parameters_bias_:
+    name = "L_self_modules_encoder_modules_layers_modules_0_modules_blocks_modules_0_modules_layernorm_after_parameters_bias_"
+    shape = [32]
+    dtype = "torch.float32"
+    device = "cpu"
+    mean = 0.000
+    std = 0.000
+    data = [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
+
+
+class Program_weight_tensor_meta_dropout:
+    name = "dropout"
+    shape = [2, 1024, 32]
+    dtype = "torch.float32"
+    device = "cpu"
+    mean = 0.000
+    std = 0.852
+    data = None
+    min_val = -3.4011166095733643
+    max_val = 3.274324417114258
+
+
+class Program_weight_tensor_meta_transpose_6:
+    name = "transpose_6"
+    shape = [2, 8, 4, 8, 4, 32]
+    dtype = "torch.float32"
+    device = "cpu"
+    mean = 0.000
+    std = 0.000
+    data = None
+    stride = [32768, 4096, 128, 512, 32, 1]
+    min_val = -0.000496656633913517
+    max_val = 0.0005183963803574443

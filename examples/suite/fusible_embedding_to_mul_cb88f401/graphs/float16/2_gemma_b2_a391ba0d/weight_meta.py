@@ -1,0 +1,30 @@
+class Program_weight_tensor_meta_L_args_0_:
+    name = "L_args_0_"
+    shape = [1, 16]
+    dtype = "torch.int64"
+    device = "cpu"
+    mean = None
+    std = None
+    data = [272, 553, 59, 78, 876, 415, 379, 693, 568, 367, 675, 789, 117, 431, 358, 654]
+
+
+class Program_weight_tensor_meta_L_self_modules_embed_tokens_parameters_weight_:
+    name = "L_self_modules_embed_tokens_parameters_weight_"
+    shape = [1000, 128]
+    dtype = "torch.float16"
+    device = "cpu"
+    mean = 0.000
+    std = 0.020
+    data = None
+    min_val = -0.08814378827810287
+    max_val = 0.088106170296669
+
+
+class Program_weight_tensor_meta_L_self_modules_embed_tokens_buffers_embed_scale_:
+    name = "L_self_modules_embed_tokens_buffers_embed_scale_"
+    shape = []
+    dtype = "torch.float16"
+    device = "cpu"
+    mean = 11.314
+    std = 0.000
+    data = [11.313708305358887]

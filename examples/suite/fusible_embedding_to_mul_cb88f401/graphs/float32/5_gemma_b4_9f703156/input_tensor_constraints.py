@@ -1,0 +1,11 @@
+dynamic_dim_constraint_symbols = []
+
+dynamic_dim_constraint_symbol2example_value = {}
+
+dynamic_dim_constraint_relations = []
+
+dynamic_dim_constraint_input_shapes = [
+    ([4, 128], "L_args_0_"),
+    ([1000, 128], "L_self_modules_embed_tokens_parameters_weight_"),
+    ([], "L_self_modules_embed_tokens_buffers_embed_scale_"),
+]

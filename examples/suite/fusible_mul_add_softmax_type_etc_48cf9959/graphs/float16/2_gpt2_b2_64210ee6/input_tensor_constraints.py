@@ -1,0 +1,10 @@
+dynamic_dim_constraint_symbols = []
+
+dynamic_dim_constraint_symbol2example_value = {}
+
+dynamic_dim_constraint_relations = []
+
+dynamic_dim_constraint_input_shapes = [
+    ([1, 1, 16, 16], "where"),
+    ([1, 2, 16, 16], "matmul"),
+]

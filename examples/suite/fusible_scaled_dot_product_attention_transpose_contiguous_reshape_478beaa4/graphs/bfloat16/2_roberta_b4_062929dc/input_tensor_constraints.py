@@ -1,0 +1,12 @@
+dynamic_dim_constraint_symbols = []
+
+dynamic_dim_constraint_symbol2example_value = {}
+
+dynamic_dim_constraint_relations = []
+
+dynamic_dim_constraint_input_shapes = [
+    ([4, 1, 128, 128], "expand_2"),
+    ([4, 2, 128, 64], "transpose"),
+    ([4, 2, 128, 64], "transpose_1"),
+    ([4, 2, 128, 64], "transpose_2"),
+]

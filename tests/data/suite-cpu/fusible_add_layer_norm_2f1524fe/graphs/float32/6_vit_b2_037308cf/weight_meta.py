@@ -1,0 +1,42 @@
+class Program_weight_tensor_meta_L_self_modules_layers_modules_0_modules_layernorm_after_parameters_weight_:
+    name = "L_self_modules_layers_modules_0_modules_layernorm_after_parameters_weight_"
+    shape = [128]
+    dtype = "torch.float32"
+    device = "cpu"
+    mean = 1.000
+    std = 0.000
+    data = None
+
+
+class Program_weight_tensor_meta_L_self_modules_layers_modules_0_modules_layernorm_after_parameters_bias_:
+    name = "L_self_modules_layers_modules_0_modules_layernorm_after_parameters_bias_"
+    shape = [128]
+    dtype = "torch.float32"
+    device = "cpu"
+    mean = 0.000
+    std = 0.000
+    data = None
+
+
+class Program_weight_tensor_meta_dropout:
+    name = "dropout"
+    shape = [1, 17, 128]
+    dtype = "torch.float32"
+    device = "cpu"
+    mean = -0.001
+    std = 0.023
+    data = None
+    min_val = -0.08536265045404434
+    max_val = 0.06481562554836273
+
+
+class Program_weight_tensor_meta_dropout_1:
+    name = "dropout_1"
+    shape = [1, 17, 128]
+    dtype = "torch.float32"
+    device = "cpu"
+    mean = -0.001
+    std = 0.017
+    data = None
+    min_val = -0.046332307159900665
+    max_val = 0.05366715043783188

@@ -1,0 +1,15 @@
+import torch
+
+
+class GraphModule(torch.nn.Module):
+    def forward(self, L_self_modules_layer_modules_3_modules_reduce_1x1_modules_convolution_parameters_weight_: torch.nn.parameter.Parameter, L_self_modules_layer_modules_3_modules_reduce_1x1_modules_normalization_buffers_running_mean_: torch.Tensor, L_self_modules_layer_modules_3_modules_reduce_1x1_modules_normalization_buffers_running_var_: torch.Tensor, L_self_modules_layer_modules_3_modules_reduce_1x1_modules_normalization_parameters_weight_: torch.nn.parameter.Parameter, L_self_modules_layer_modules_3_modules_reduce_1x1_modules_normalization_parameters_bias_: torch.nn.parameter.Parameter, batch_norm_11: torch.Tensor, pad_14: torch.Tensor):
+        l_self_modules_layer_modules_3_modules_reduce_1x1_modules_convolution_parameters_weight_ = L_self_modules_layer_modules_3_modules_reduce_1x1_modules_convolution_parameters_weight_
+        l_self_modules_layer_modules_3_modules_reduce_1x1_modules_normalization_buffers_running_mean_ = L_self_modules_layer_modules_3_modules_reduce_1x1_modules_normalization_buffers_running_mean_
+        l_self_modules_layer_modules_3_modules_reduce_1x1_modules_normalization_buffers_running_var_ = L_self_modules_layer_modules_3_modules_reduce_1x1_modules_normalization_buffers_running_var_
+        l_self_modules_layer_modules_3_modules_reduce_1x1_modules_normalization_parameters_weight_ = L_self_modules_layer_modules_3_modules_reduce_1x1_modules_normalization_parameters_weight_
+        l_self_modules_layer_modules_3_modules_reduce_1x1_modules_normalization_parameters_bias_ = L_self_modules_layer_modules_3_modules_reduce_1x1_modules_normalization_parameters_bias_
+        conv2d_14 = torch.conv2d(pad_14, l_self_modules_layer_modules_3_modules_reduce_1x1_modules_convolution_parameters_weight_, None, (1, 1), (0, 0), (1, 1), 1);  pad_14 = l_self_modules_layer_modules_3_modules_reduce_1x1_modules_convolution_parameters_weight_ = None
+        batch_norm_14 = torch.nn.functional.batch_norm(conv2d_14, l_self_modules_layer_modules_3_modules_reduce_1x1_modules_normalization_buffers_running_mean_, l_self_modules_layer_modules_3_modules_reduce_1x1_modules_normalization_buffers_running_var_, l_self_modules_layer_modules_3_modules_reduce_1x1_modules_normalization_parameters_weight_, l_self_modules_layer_modules_3_modules_reduce_1x1_modules_normalization_parameters_bias_, False, 0.997, 0.001);  conv2d_14 = l_self_modules_layer_modules_3_modules_reduce_1x1_modules_normalization_buffers_running_mean_ = l_self_modules_layer_modules_3_modules_reduce_1x1_modules_normalization_buffers_running_var_ = l_self_modules_layer_modules_3_modules_reduce_1x1_modules_normalization_parameters_weight_ = l_self_modules_layer_modules_3_modules_reduce_1x1_modules_normalization_parameters_bias_ = None
+        add_1 = batch_norm_11 + batch_norm_14;  batch_norm_11 = batch_norm_14 = None
+        pad_15 = torch._C._nn.pad(add_1, (0, 0, 0, 0), 'constant', 0.0)
+        return (add_1, pad_15)

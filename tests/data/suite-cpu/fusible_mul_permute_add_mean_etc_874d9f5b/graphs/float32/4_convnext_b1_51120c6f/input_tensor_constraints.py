@@ -1,0 +1,13 @@
+dynamic_dim_constraint_symbols = []
+
+dynamic_dim_constraint_symbol2example_value = {}
+
+dynamic_dim_constraint_relations = []
+
+dynamic_dim_constraint_input_shapes = [
+    ([128], "L_self_modules_encoder_modules_stages_modules_3_modules_layers_modules_0_parameters_layer_scale_parameter_"),
+    ([128], "L_self_modules_layernorm_parameters_weight_"),
+    ([128], "L_self_modules_layernorm_parameters_bias_"),
+    ([1, 128, 1, 1], "conv2d_6"),
+    ([1, 1, 1, 128], "linear_7"),
+]
