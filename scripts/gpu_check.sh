@@ -148,6 +148,18 @@ if [ -n "${SUITE_TGZ:-}" ]; then
   mkdir -p /tmp/suite-tgz && tar xzf "$SUITE_TGZ" -C /tmp/suite-tgz
   SUITE_DIR=/tmp/suite-tgz/$(tar tzf "$SUITE_TGZ" | head -1 | cut -d/ -f1)
 fi
+# SYNTH_LIB=1: `passnet synth` on every task of SUITE_DIR, verified on this GPU, every correct
+# pass kept (--keep correct): what scripts/synth_library.py makes the pass library
+# (examples/synth_passes) from. SYNTH_LIB_BUDGET caps it (tasks finished by then are written;
+# SYNTH_LIB_ARGS="--filter GLOB" picks the rest in a later call); back as synth-lib.tgz.
+if [ "${SYNTH_LIB:-0}" = 1 ]; then
+  # shellcheck disable=SC2086
+  COLUMNS=160 timeout -s INT "${SYNTH_LIB_BUDGET:-420}" python3 -m passnet.cli synth "$SUITE_DIR" \
+    --device "$DEV" --keep correct --workers "${PREPARE_AHEAD:-8}" --out /tmp/synth-lib \
+    ${SYNTH_LIB_ARGS:-} > "$OUT/synth_lib.log" 2>&1
+  tail -45 "$OUT/synth_lib.log"
+  tar czf "$OUT/synth-lib.tgz" -C /tmp synth-lib
+fi
 # The suite store (and the synth candidate's pass cache) live in /tmp/passnet-suite, which
 # outlives a call while the machine stays warm; SUITE_STORE_IN (may be gzipped) seeds it.
 SDIR=${SUITE_STATE:-/tmp/passnet-suite}; mkdir -p "$SDIR"
