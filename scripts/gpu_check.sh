@@ -82,6 +82,13 @@ if [ "${LATENCY:-0}" = 1 ]; then
     time (python3 -m passnet.cli eval "$P2_TASK" --pass-dir "$P2_PASS" --device "$DEV" \
       --server "$URL" --json "$OUT/p2_service_9v_$rep.json" 2>&1 | tail -2)
   done 2>&1 | tee -a "$OUT/latency.txt"
+  # P2_AHEAD=N: two more 9-variant calls with N workers (one per variant: N=9)
+  for rep in ${P2_AHEAD:+1 2}; do
+    TIMEFORMAT="service call $rep, 9 variants, --prepare-ahead $P2_AHEAD: %R s wall (client)"
+    time (python3 -m passnet.cli eval "$P2_TASK" --pass-dir "$P2_PASS" --device "$DEV" \
+      --server "$URL" --prepare-ahead "$P2_AHEAD" --json "$OUT/p2_service_9v_ahead_$rep.json" \
+      2>&1 | tail -2)
+  done 2>&1 | tee -a "$OUT/latency.txt"
   kill "$SERVE_PID"
   tar czf "$OUT/p2_service.tgz" "$OUT"/p2_service_*.json && rm -f "$OUT"/p2_service_*.json
 fi
