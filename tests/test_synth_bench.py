@@ -197,6 +197,17 @@ def test_parallel_synthesis_gives_each_task_its_own_verdict_in_order(tmp_path: P
     assert (tmp_path / "par" / FUSED / "pass").is_dir()
 
 
+def test_tasks_verified_side_by_side_share_the_evaluation_workers(monkeypatch) -> None:
+    """8 tasks at once on a 16-core GPU host verify with one worker each, not 8 each (64
+    CUDA contexts ran an H100 out of memory); on CPU always one."""
+    from passnet.evaluation import evaluator
+    from passnet.synth.driver import verify_workers
+
+    monkeypatch.setattr(evaluator.os, "sched_getaffinity", lambda _: set(range(16)))
+    assert [verify_workers("cuda", n) for n in (1, 2, 3, 8, 30)] == [8, 4, 2, 1, 1]
+    assert verify_workers("cpu", 1) == 1 and verify_workers("cuda:0", 0) == 8
+
+
 def test_keep_rules_name_distinct_candidates_with_their_own_caches() -> None:
     """``synth`` = ``synth:win`` (the id runs had before keep rules); ``synth:correct`` is
     another candidate whose synthesis never shares the default's cache folder."""

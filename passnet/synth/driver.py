@@ -121,12 +121,13 @@ def _verdict(summary: dict[str, Any], device: str, keep: str = "win") -> str | N
 def synthesize_task(task_path: str | Path, out: str | Path, *, device: str = "cpu",
                     verify: bool = True, parameters: Parameters | None = None,
                     folder_name: str | None = None, tune: bool = True,
-                    keep: str = "win") -> SynthResult:  # fmt: skip
+                    keep: str = "win", prepare_ahead: int | None = None) -> SynthResult:  # fmt: skip
     """Write ``out/<task>/pass/`` (or ``rejected_pass/``), ``out/<task>/synth.json`` and, when
     a written pass was verified, ``out/<task>/trajectory.json`` (the agent's record format).
     ``folder_name`` replaces ``<task>`` (the bench cache keys folders by content). ``tune``: on
     a GPU, choose the launch shape on the device first (``passnet.synth.tune``). ``keep``:
-    which verified passes are kept (``KEEP``: ``win``, the default, or ``correct``)."""
+    which verified passes are kept (``KEEP``: ``win``, the default, or ``correct``).
+    ``prepare_ahead``: the verification's workers at once (None: ``evaluate_task``'s default)."""
     if keep not in KEEP:
         raise ValueError(f"unknown keep rule {keep!r}; known: {', '.join(KEEP)}")
     t0 = time.perf_counter()
@@ -141,7 +142,7 @@ def synthesize_task(task_path: str | Path, out: str | Path, *, device: str = "cp
     folder.mkdir(parents=True, exist_ok=True)
     result = SynthResult(task=str(task.path), name=task.name, status="skipped", keep=keep)
     try:
-        _synthesize(task, folder, result, device, verify, parameters, tune)
+        _synthesize(task, folder, result, device, verify, parameters, tune, prepare_ahead)
     except Unfusable as exc:
         result.reason = str(exc)
     except Exception as exc:  # noqa: BLE001 - a task the synthesizer trips on is a skip
@@ -152,7 +153,8 @@ def synthesize_task(task_path: str | Path, out: str | Path, *, device: str = "cp
 
 
 def _synthesize(task: Task, folder: Path, result: SynthResult, device: str, verify: bool,
-                parameters: Parameters | None, tune: bool) -> None:  # fmt: skip
+                parameters: Parameters | None, tune: bool,
+                prepare_ahead: int | None = None) -> None:  # fmt: skip
     from passnet.integrity.policy import check_pass_dir
 
     groups: list[Group] = []
@@ -192,7 +194,8 @@ def _synthesize(task: Task, folder: Path, result: SynthResult, device: str, veri
 
         params = parameters or synth_parameters(device)
         spec = CandidateSpec(kind="pass", pass_dir=str(pass_dir))
-        evaluated = evaluate_task(task, spec, device=device, parameters=params)
+        evaluated = evaluate_task(task, spec, device=device, parameters=params,
+                                  prepare_ahead=prepare_ahead)  # fmt: skip
         summary = _summary(evaluated)
         result.verification = summary
         result.reason = _verdict(summary, device, result.keep)
@@ -218,6 +221,16 @@ def _synthesize_job(args: tuple[str, str, dict[str, Any]]) -> SynthResult:
     return synthesize_task(task_path, out, **kwargs)
 
 
+def verify_workers(device: str, tasks_at_once: int) -> int:
+    """Evaluation workers per task when ``tasks_at_once`` tasks are verified side by side: the
+    host's share one evaluation would take alone, split among them, at least one. Each task
+    taking the full share multiplied the CUDA contexts (8 tasks x 8 workers on one GPU) and
+    ran a GPU out of memory."""
+    from passnet.evaluation.evaluator import MAX_AUTO_PREPARE_AHEAD, auto_prepare_ahead
+
+    return max(1, auto_prepare_ahead(device, MAX_AUTO_PREPARE_AHEAD) // max(1, tasks_at_once))
+
+
 def synthesize_tasks(
     jobs: list[tuple[Path, str | None]],
     out: str | Path,
@@ -232,9 +245,13 @@ def synthesize_tasks(
     Triton's state never cross tasks), so compiling, tracing and correctness checks overlap;
     every timed step still holds the device's timing lock (``passnet.evaluation.device_lock``),
     so no two timings share the GPU. ``on_result(index, result)`` is called as each finishes;
-    the list comes back in ``jobs``' order."""
+    the list comes back in ``jobs``' order. Each task's verification gets its share of the
+    workers one evaluation would start (``verify_workers``) unless ``prepare_ahead`` is given."""
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
+    if workers > 1 and kwargs.get("prepare_ahead") is None:
+        kwargs["prepare_ahead"] = verify_workers(kwargs.get("device", "cpu"),
+                                                 min(workers, len(jobs)))  # fmt: skip
     results: list[SynthResult | None] = [None] * len(jobs)
     args = [(str(p), str(out), {**kwargs, "folder_name": name}) for p, name in jobs]
     if workers == 1 or len(jobs) <= 1:
