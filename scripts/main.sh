@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main job: benchmark the bundled suite (examples/suite: 30 fusible tasks) for eager,
 # Inductor and the bundled pass, then write a report. GPU if there is one: every variant
-# (float32, float16, bfloat16). Else CPU: the float32 variants (65 of 195; Triton kernels run in
+# (float32, float16, bfloat16). Else CPU: the float32 variants (66 of 198; Triton kernels run in
 # Triton's interpreter), since reduced precision on CPU is not what the suite measures.
 # Rerunning continues where a previous run stopped; baselines are cached in runs/passnet.db.
 # Extra arguments go to `passnet bench` (e.g. --limit 5 for a quick look, --dtype float16).

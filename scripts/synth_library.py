@@ -2,7 +2,9 @@
 
 ``passnet bench -c synth:correct`` keeps each task's synthesis in its cache
 (``<store dir>/synth/<device key>/<task>-<key>/``: ``pass/``, ``synth.json``, ``trajectory.json``;
-``scripts/gpu_check.sh`` returns it in ``suite-extra.tgz``). This copies every task's folder
+``scripts/gpu_check.sh`` returns it in ``suite-extra.tgz``), and ``passnet synth SUITE --keep
+correct --out DIR`` writes the same folders to DIR (``SYNTH_LIB=1``: ``synth-lib.tgz``). This
+copies every task's folder that holds a written pass (the others are named and left out)
 into the library with its paths made relative (``task: examples/suite/<task>``,
 ``pass_dir: pass``; the trajectory stays in the cache), and rewrites the library README's table
 and its list of passes slower than eager on their own task from the ``synth.json`` files. The
@@ -89,7 +91,13 @@ def main() -> None:
     found = collect(args.cache)
     if not found:
         raise SystemExit(f"{args.cache}: no synth.json below it")
-    reports = [install(src, args.out) for src in found.values()]
+    reports = []
+    for name, src in sorted(found.items()):
+        report = json.loads((src / "synth.json").read_text())
+        if report.get("status") != "written":  # a task without a pass has nothing to install
+            print(f"{name}: left out ({report.get('status')}: {report.get('reason')})")
+            continue
+        reports.append(install(src, args.out))
     rewrite_readme(args.out / "README.md", reports)
     slow = sum(1 for r in reports if (g := r["verification"]["gmean_speedup"]) is not None
                and g < 1.0)  # fmt: skip

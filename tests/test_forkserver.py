@@ -221,13 +221,41 @@ def test_a_cuda_pass_zygote_warms_the_launch_path_and_stays_forkable() -> None:
     with CUDA uninitialised; other kinds preload as before."""
     assert forkserver.preload_args("pass", "cuda") == ["--preload-launch"]
     assert forkserver.preload_args("pass", "cpu") == []
-    assert forkserver.preload_args("inductor", "cuda") == ["--preload-inductor"]
+    assert forkserver.preload_args("inductor", "cuda") == ["--preload-inductor", "--preload-cuda"]
+    assert forkserver.preload_args("inductor", "cpu") == ["--preload-inductor"]
     assert forkserver.preload_args("eager", "cuda") == []
     import subprocess
 
     out = subprocess.run([sys.executable, "-c", _LAUNCH_PRELOAD], capture_output=True,
                          text=True, timeout=240, check=True).stdout.split()  # fmt: skip
     assert out == ["''", "False", "True", "1"]
+
+
+_CUDA_PRELOAD = """
+import sys, torch
+def driver():
+    raise RuntimeError("asked the driver")
+torch.cuda.is_available = driver
+from passnet.evaluation.worker import cuda_known_available, preload
+with cuda_known_available():
+    inside = torch.cuda.is_available()
+preload(inductor=True, cuda=True)  # Inductor imported under it: never asks the driver
+from passnet.evaluation.zygote import _settle
+print(inside, torch.cuda.is_available is driver, "torch._inductor.compile_fx" in sys.modules,
+      repr(_settle()))
+"""
+
+
+def test_an_inductor_zygote_for_a_gpu_tells_inductor_cuda_is_there() -> None:
+    """On a GPU host Inductor's import asked ``torch.cuda.is_available()``, whose answer (NVML's
+    init) started a driver thread: the Inductor zygote could not fork (H100, 2026-12-05,
+    scripts/trace_cuda_init.py). Its image now imports Inductor with the answer given, and the
+    real function is back afterwards."""
+    import subprocess
+
+    out = subprocess.run([sys.executable, "-c", _CUDA_PRELOAD], capture_output=True,
+                         text=True, timeout=240, check=True).stdout.split()  # fmt: skip
+    assert out == ["True", "True", "True", "''"]
 
 
 def test_an_evaluator_pool_prewarms_the_zygote_its_workers_fork_from(tmp_path: Path) -> None:

@@ -133,7 +133,7 @@ def test_numerics_probe_script(tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    folder = LIBRARY / "fusible_group_norm_gelu_4d7b3d1e"
+    folder = LIBRARY / "fusible_mul_sigmoid_f48c67e3"
     task = ROOT / "examples" / "suite" / folder.name
     report = tmp_path / "probe.json"
     subprocess.run([sys.executable, str(ROOT / "scripts" / "numerics_probe.py"), str(task),
@@ -146,8 +146,8 @@ def test_numerics_probe_script(tmp_path: Path) -> None:
     assert row["pass_vs_fp32"] == row["pass_vs_eager"]  # float32: the reference is eager
     wrong = tmp_path / "wrong"
     shutil.copytree(folder / "pass", wrong)
-    for f in wrong.glob("synth_*.py"):  # 10% off: no level below 0 passes
-        f.write_text(re.sub(r"tl\.store\(y0 \+ (\w+), (\w+)", r"tl.store(y0 + \1, (1.1 * \2)",
+    for f in wrong.glob("synth_*.py"):  # 10% and 0.5 off: no level below 0 passes
+        f.write_text(re.sub(r"tl\.store\(y0 \+ (\w+), (\w+)", r"tl.store(y0 + \1, (1.1 * \2 + 0.5)",
                             f.read_text()))  # fmt: skip
     subprocess.run([sys.executable, str(ROOT / "scripts" / "numerics_probe.py"), str(task),
                     "--pass-dir", str(wrong), "--graph", "*/float32/4_*", "--json", str(report)],
@@ -177,11 +177,18 @@ def test_a_bench_runs_synth_cache_becomes_the_library(tmp_path: Path) -> None:
             (src / "synth.json").write_text(json.dumps(report))
             (src / "trajectory.json").write_text("{}")
             os.utime(src / "synth.json", (1000 + 10 * i + age, 1000 + 10 * i + age))
+    skipped = cache / "fusible_mul_to_add_946ed880-k"  # a task the synthesizer refused
+    skipped.mkdir()
+    (skipped / "synth.json").write_text(json.dumps(
+        {"name": skipped.name[:-2], "status": "skipped", "reason": "unsupported op"}))
     out = tmp_path / "library"
     out.mkdir()
     shutil.copy(LIBRARY / "README.md", out / "README.md")
-    subprocess.run([sys.executable, str(ROOT / "scripts" / "synth_library.py"), str(tmp_path),
-                    "--out", str(out)], check=True, capture_output=True, timeout=120)  # fmt: skip
+    run = subprocess.run([sys.executable, str(ROOT / "scripts" / "synth_library.py"),
+                          str(tmp_path), "--out", str(out)],
+                         check=True, capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert "fusible_mul_to_add_946ed880: left out (skipped: unsupported op)" in run.stdout
+    assert not (out / "fusible_mul_to_add_946ed880").exists()
     for name in names:
         report = json.loads((out / name / "synth.json").read_text())
         assert report["task"] == f"examples/suite/{name}" and report["pass_dir"] == "pass"
@@ -192,4 +199,4 @@ def test_a_bench_runs_synth_cache_becomes_the_library(tmp_path: Path) -> None:
     assert [r.split("`")[1] for r in rows] == sorted(names)
     assert "| 0.500x (" in rows[1] and "| 1.500x (" in rows[0]
     assert "leave out the 1 passes that were slower" in readme
-    assert "`fusible_mul_add_445849cd`." in readme and "Made by the synth candidate" in readme
+    assert "`fusible_mul_add_445849cd`." in readme and "The keep rule is `correct`" in readme

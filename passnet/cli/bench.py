@@ -325,7 +325,8 @@ def _synth_workers(device: str, executor: str) -> int:
     return 1 if executor == "ray" else auto_prepare_ahead(device, MAX_AUTO_PREPARE_AHEAD)
 
 
-def _executor(st, executor: str, device: str, jobs, prepare_ahead: int | None, address):  # noqa: ANN001, ANN202
+def _executor(st, executor: str, device: str, jobs, prepare_ahead: int | None,  # noqa: ANN001, ANN202
+              address: str | None):
     """The executor asked for; a user error closes the store and exits."""
     from passnet.evaluation.devices import ExecutorError
     from passnet.runner.pool import LocalPool

@@ -101,8 +101,8 @@ def preload_args(role: str, device: str, light: bool = False) -> list[str]:
     common part only (torch and the evaluator), for a kind whose full image cannot be forked."""
     if light:
         return []
-    if role == "inductor":
-        return ["--preload-inductor"]
+    if role == "inductor":  # on a GPU, Inductor's import is told CUDA is there (worker.preload)
+        return ["--preload-inductor"] + (["--preload-cuda"] if device.startswith("cuda") else [])
     return ["--preload-launch"] if role == "pass" and device == "cuda" else []
 
 

@@ -22,7 +22,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import TYPE_CHECKING, NoReturn
 
 from passnet.evaluation.candidates import kind_of
@@ -37,7 +37,25 @@ if TYPE_CHECKING:
 __all__ = ["WorkerRequest", "main", "preload", "run_variant", "serve"]
 
 
-def preload(inductor: bool = False, launch: bool = False) -> None:
+@contextmanager
+def cuda_known_available() -> Iterator[None]:
+    """``torch.cuda.is_available()`` answers True without asking the driver, for the duration.
+
+    Inductor asks it while it is imported (to choose its benchmarker); on a GPU host the real
+    answer starts a driver thread (NVML's init, or cuInit without
+    ``PYTORCH_NVML_BASED_CUDA_CHECK``), after which a zygote's image can no longer be forked.
+    A zygote of a CUDA device knows the answer its workers will get, so it gives that one."""
+    import torch
+
+    real = torch.cuda.is_available
+    torch.cuda.is_available = lambda: True
+    try:
+        yield
+    finally:
+        torch.cuda.is_available = real
+
+
+def preload(inductor: bool = False, launch: bool = False, cuda: bool = False) -> None:
     """Import what every evaluation needs before the request arrives, in a fork server's
     zygote (``passnet.evaluation.zygote``: each worker forked from it skips torch's import) or
     in a worker started on its own, so that a spare pays the import while the previous
@@ -45,11 +63,13 @@ def preload(inductor: bool = False, launch: bool = False) -> None:
     which makes the zygote safe to fork).
     ``inductor``: also Inductor's compiler (a baseline worker that will compile).
     ``launch``: also what a pass's first Triton launch on CUDA would otherwise pay in every
-    worker (``warm_launch_path``)."""
+    worker (``warm_launch_path``). ``cuda``: the image is for a CUDA device, so Inductor's
+    import is told so instead of asking the driver (``cuda_known_available``)."""
     import torch  # noqa: F401
 
     if inductor:
-        import torch._inductor.compile_fx  # noqa: F401
+        with cuda_known_available() if cuda else nullcontext():
+            import torch._inductor.compile_fx  # noqa: F401
 
     import passnet.evaluation.candidates  # noqa: F401
     import passnet.evaluation.device_lock  # noqa: F401
@@ -132,6 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--result-fd", type=int, required=True)
     parser.add_argument("--preload-inductor", action="store_true")
     parser.add_argument("--preload-launch", action="store_true")
+    parser.add_argument("--preload-cuda", action="store_true")
     parser.add_argument("--parent-pid", type=int, default=None)
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--memory-limit", type=int, default=0)
@@ -152,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
     channel = os.dup(args.result_fd)
     os.close(args.result_fd)
     del sys.argv[1:]
-    preload(inductor=args.preload_inductor, launch=args.preload_launch)
+    preload(inductor=args.preload_inductor, launch=args.preload_launch, cuda=args.preload_cuda)
     serve(channel, guardian)
 
 

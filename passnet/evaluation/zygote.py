@@ -203,6 +203,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--parent-pid", type=int, required=True)
     parser.add_argument("--preload-inductor", action="store_true")
     parser.add_argument("--preload-launch", action="store_true")
+    parser.add_argument("--preload-cuda", action="store_true")
     args = parser.parse_args(argv)
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # no core files of the image, ever
     set_name("passnet-zygote")
@@ -210,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
     die_with_parent(args.parent_pid)
     control = socket.socket(fileno=args.control_fd)
     del sys.argv[1:]
-    preload(inductor=args.preload_inductor, launch=args.preload_launch)
+    preload(inductor=args.preload_inductor, launch=args.preload_launch, cuda=args.preload_cuda)
     tmpdir = os.environ["TMPDIR"]
     stale = _tmp_references(tmpdir)
     why = _settle()

@@ -121,7 +121,8 @@ def _verdict(summary: dict[str, Any], device: str, keep: str = "win") -> str | N
 def synthesize_task(task_path: str | Path, out: str | Path, *, device: str = "cpu",
                     verify: bool = True, parameters: Parameters | None = None,
                     folder_name: str | None = None, tune: bool = True,
-                    keep: str = "win", prepare_ahead: int | None = None) -> SynthResult:  # fmt: skip
+                    keep: str = "win",
+                    prepare_ahead: int | None = None) -> SynthResult:  # fmt: skip
     """Write ``out/<task>/pass/`` (or ``rejected_pass/``), ``out/<task>/synth.json`` and, when
     a written pass was verified, ``out/<task>/trajectory.json`` (the agent's record format).
     ``folder_name`` replaces ``<task>`` (the bench cache keys folders by content). ``tune``: on

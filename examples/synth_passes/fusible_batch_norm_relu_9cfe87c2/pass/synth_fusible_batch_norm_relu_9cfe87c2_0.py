@@ -11,6 +11,7 @@ import triton
 import triton.language as tl
 
 from passnet.passes.launch import cached
+from passnet.passes.plans import plan_cache
 
 
 @triton.jit
@@ -79,63 +80,38 @@ def _synth_fusible_batch_norm_relu_9cfe87c2_0_kernel(
     t13 = tl.load(x4 + t12, mask=mask, other=0.0).to(tl.float32)
     t14 = t5 * x0_s0 + t4 * x0_s1 + t2 * x0_s2 + t0 * x0_s3
     t15 = tl.load(x0 + t14, mask=mask, other=0.0).to(tl.float32)
-    t16 = tl.math.div_rn(1.0 + 0.0 * t9, tl.math.sqrt_rn(t9 + 1e-05))
-    t17 = t15 - t7
-    t18 = t17 * t16
-    t19 = tl.fma(t18, t11, t13)
-    t20 = _round(t19, x0.dtype.element_ty)
-    t21 = tl.maximum(t20, 0.0)
-    t22 = _round(t21, x0.dtype.element_ty)
-    t23 = t5 * n2 + t4
-    t24 = t23 * n1 + t2
-    t25 = t24 * n0 + t0
-    tl.store(y0 + t25, t22.to(y0.dtype.element_ty), mask=mask)
+    t16 = tl.where(t9 == t9, 1.0, 1.0)
+    t17 = tl.math.div_rn(t16, tl.math.sqrt_rn(t9 + 1e-05))
+    t18 = t15 - t7
+    t19 = t18 * t17
+    t20 = tl.fma(t19, t11, t13)
+    t21 = _round(t20, x0.dtype.element_ty)
+    t22 = tl.maximum(t21, 0.0, propagate_nan=tl.PropagateNan.ALL)
+    t23 = _round(t22, x0.dtype.element_ty)
+    t24 = t5 * n2 + t4
+    t25 = t24 * n1 + t2
+    t26 = t25 * n0 + t0
+    tl.store(y0 + t26, t23.to(y0.dtype.element_ty), mask=mask)
 
 
-@torch.fx.wrap
-def synth_fusible_batch_norm_relu_9cfe87c2_0(in0, in1, in2, in3, in4):
-    s0 = in0.shape
-    s1 = in1.shape
-    s2 = in2.shape
-    s3 = in3.shape
-    s4 = in4.shape
+@plan_cache
+def _synth_fusible_batch_norm_relu_9cfe87c2_0_plan(s0, s1, s2, s3, s4, t0, t1, t2, t3, t4):
     if len(s0) != 4 or len(s1) != 1 or len(s2) != 1 or len(s3) != 1 or len(s4) != 1:
         raise ValueError("synth_fusible_batch_norm_relu_9cfe87c2_0: an input of another rank than generated for")
     if not (s1[0] == s0[1]):
         raise ValueError("synth_fusible_batch_norm_relu_9cfe87c2_0: shapes outside those generated for")
-    t0 = in0.stride()
-    t1 = in1.stride()
-    t2 = in2.stride()
-    t3 = in3.stride()
-    t4 = in4.stride()
-    y0 = in0.new_empty((s0[0], s0[1], s0[2], s0[3]))
     numel = s0[0] * s0[1] * s0[2] * s0[3]
-    BLOCK = 4096
+    BLOCK = 2048
     g0 = (numel + BLOCK - 1) // BLOCK
-    if g0 > 0:
-        _synth_fusible_batch_norm_relu_9cfe87c2_0_kernel[(g0,)](
-            in0,
-            in1,
-            in2,
-            in3,
-            in4,
-            y0,
-            s0[3],
-            s0[2],
-            s0[1],
-            (t1[0] if s1[0] != 1 else 0),
-            (t2[0] if s2[0] != 1 else 0),
-            (t3[0] if s3[0] != 1 else 0),
-            (t4[0] if s4[0] != 1 else 0),
-            (t0[0] if s0[0] != 1 else 0),
-            (t0[1] if s0[1] != 1 else 0),
-            (t0[2] if s0[2] != 1 else 0),
-            (t0[3] if s0[3] != 1 else 0),
-            numel,
-            BLOCK=BLOCK,
-            enable_fp_fusion=False,
-            num_warps=8,
-        )
+    return ((s0[0], s0[1], s0[2], s0[3]), (g0,), g0 > 0, (s0[3], s0[2], s0[1], (t1[0] if s1[0] != 1 else 0), (t2[0] if s2[0] != 1 else 0), (t3[0] if s3[0] != 1 else 0), (t4[0] if s4[0] != 1 else 0), (t0[0] if s0[0] != 1 else 0), (t0[1] if s0[1] != 1 else 0), (t0[2] if s0[2] != 1 else 0), (t0[3] if s0[3] != 1 else 0), numel), {"BLOCK": BLOCK, "enable_fp_fusion": False, "num_warps": 8})
+
+
+@torch.fx.wrap
+def synth_fusible_batch_norm_relu_9cfe87c2_0(in0, in1, in2, in3, in4):
+    o0, grid, launch, ints, consts = _synth_fusible_batch_norm_relu_9cfe87c2_0_plan[in0.shape, in1.shape, in2.shape, in3.shape, in4.shape, in0.stride(), in1.stride(), in2.stride(), in3.stride(), in4.stride()]
+    y0 = in0.new_empty(o0)
+    if launch:
+        _synth_fusible_batch_norm_relu_9cfe87c2_0_kernel[grid](in0, in1, in2, in3, in4, y0, *ints, **consts)
     return y0
 
 

@@ -11,6 +11,7 @@ import triton
 import triton.language as tl
 
 from passnet.passes.launch import cached
+from passnet.passes.plans import plan_cache
 
 
 @triton.jit
@@ -97,10 +98,8 @@ def _synth_fusible_linear_view_permute_contiguous_dff474bf_1_kernel(
     tl.store(y1 + t15, t8.to(y1.dtype.element_ty), mask=mask)
 
 
-@torch.fx.wrap
-def synth_fusible_linear_view_permute_contiguous_dff474bf_1(in0, in1):
-    s0 = in0.shape
-    s1 = in1.shape
+@plan_cache
+def _synth_fusible_linear_view_permute_contiguous_dff474bf_1_plan(s0, s1, t0, t1):
     if len(s0) != 3 or len(s1) != 2:
         raise ValueError("synth_fusible_linear_view_permute_contiguous_dff474bf_1: an input of another rank than generated for")
     if not (s0[2] == s1[1]
@@ -108,35 +107,22 @@ def synth_fusible_linear_view_permute_contiguous_dff474bf_1(in0, in1):
             and s1[1] == 128
             and s0[0] == 2):
         raise ValueError("synth_fusible_linear_view_permute_contiguous_dff474bf_1: shapes outside those generated for")
-    t0 = in0.stride()
-    t1 = in1.stride()
-    y0 = in0.new_empty((s0[0], s0[1], s1[0]))
-    y1 = in0.new_empty((2, 64, 16, 16))
     n_rows = s0[0] * s0[1]
     BLOCK_N = 1 << (s1[0] - 1).bit_length()
     if BLOCK_N > 32768:
         raise ValueError("synth_fusible_linear_view_permute_contiguous_dff474bf_1: rows longer than 32768 elements")
-    BLOCK_M = max(16, min(16, 1024 // BLOCK_N))
+    BLOCK_M = max(16, min(8, 2048 // BLOCK_N))
     g0 = (n_rows + BLOCK_M - 1) // BLOCK_M
-    if g0 > 0:
-        _synth_fusible_linear_view_permute_contiguous_dff474bf_1_kernel[(g0,)](
-            in0,
-            in1,
-            y0,
-            y1,
-            s1[0],
-            s0[1],
-            (t0[0] if s0[0] != 1 else 0),
-            (t0[1] if s0[1] != 1 else 0),
-            (t0[2] if s0[2] != 1 else 0),
-            (t1[0] if s1[0] != 1 else 0),
-            (t1[1] if s1[1] != 1 else 0),
-            n_rows,
-            BLOCK_M=BLOCK_M,
-            BLOCK_N=BLOCK_N,
-            enable_fp_fusion=False,
-            num_warps=2,
-        )
+    return ((s0[0], s0[1], s1[0]), (2, 64, 16, 16), (g0,), g0 > 0, (s1[0], s0[1], (t0[0] if s0[0] != 1 else 0), (t0[1] if s0[1] != 1 else 0), (t0[2] if s0[2] != 1 else 0), (t1[0] if s1[0] != 1 else 0), (t1[1] if s1[1] != 1 else 0), n_rows), {"BLOCK_M": BLOCK_M, "BLOCK_N": BLOCK_N, "enable_fp_fusion": False, "num_warps": 2})
+
+
+@torch.fx.wrap
+def synth_fusible_linear_view_permute_contiguous_dff474bf_1(in0, in1):
+    o0, o1, grid, launch, ints, consts = _synth_fusible_linear_view_permute_contiguous_dff474bf_1_plan[in0.shape, in1.shape, in0.stride(), in1.stride()]
+    y0 = in0.new_empty(o0)
+    y1 = in0.new_empty(o1)
+    if launch:
+        _synth_fusible_linear_view_permute_contiguous_dff474bf_1_kernel[grid](in0, in1, y0, y1, *ints, **consts)
     return (y0, y1)
 
 

@@ -11,6 +11,7 @@ import triton
 import triton.language as tl
 
 from passnet.passes.launch import cached
+from passnet.passes.plans import plan_cache
 
 
 @triton.jit
@@ -76,42 +77,26 @@ def _synth_fusible_mul_add_445849cd_0_kernel(
     tl.store(y0 + t15, t13.to(y0.dtype.element_ty), mask=mask)
 
 
-@torch.fx.wrap
-def synth_fusible_mul_add_445849cd_0(in0, in1, in2):
-    s0 = in0.shape
-    s1 = in1.shape
-    s2 = in2.shape
+@plan_cache
+def _synth_fusible_mul_add_445849cd_0_plan(s0, s1, s2, t0, t1, t2, d0, d1, d2):
     if len(s0) != 3 or len(s1) != 1 or len(s2) != 1:
         raise ValueError("synth_fusible_mul_add_445849cd_0: an input of another rank than generated for")
     m0 = max(s0[2], s1[0])
-    if not (in0.dtype == in1.dtype
-            and in0.dtype == in2.dtype):
+    if not (d0 == d1
+            and d0 == d2):
         raise ValueError("synth_fusible_mul_add_445849cd_0: shapes outside those generated for")
-    t0 = in0.stride()
-    t1 = in1.stride()
-    t2 = in2.stride()
-    y0 = in0.new_empty((s0[0], s0[1], max(m0, s2[0])))
     numel = s0[0] * s0[1] * (max(m0, s2[0]))
     BLOCK = 2048
     g0 = (numel + BLOCK - 1) // BLOCK
-    if g0 > 0:
-        _synth_fusible_mul_add_445849cd_0_kernel[(g0,)](
-            in0,
-            in1,
-            in2,
-            y0,
-            max(m0, s2[0]),
-            s0[1],
-            (t0[0] if s0[0] != 1 else 0),
-            (t0[1] if s0[1] != 1 else 0),
-            (t0[2] if s0[2] != 1 else 0),
-            (t1[0] if s1[0] != 1 else 0),
-            (t2[0] if s2[0] != 1 else 0),
-            numel,
-            BLOCK=BLOCK,
-            enable_fp_fusion=False,
-            num_warps=8,
-        )
+    return ((s0[0], s0[1], max(m0, s2[0])), (g0,), g0 > 0, (max(m0, s2[0]), s0[1], (t0[0] if s0[0] != 1 else 0), (t0[1] if s0[1] != 1 else 0), (t0[2] if s0[2] != 1 else 0), (t1[0] if s1[0] != 1 else 0), (t2[0] if s2[0] != 1 else 0), numel), {"BLOCK": BLOCK, "enable_fp_fusion": False, "num_warps": 8})
+
+
+@torch.fx.wrap
+def synth_fusible_mul_add_445849cd_0(in0, in1, in2):
+    o0, grid, launch, ints, consts = _synth_fusible_mul_add_445849cd_0_plan[in0.shape, in1.shape, in2.shape, in0.stride(), in1.stride(), in2.stride(), in0.dtype, in1.dtype, in2.dtype]
+    y0 = in0.new_empty(o0)
+    if launch:
+        _synth_fusible_mul_add_445849cd_0_kernel[grid](in0, in1, in2, y0, *ints, **consts)
     return y0
 
 
