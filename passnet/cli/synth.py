@@ -54,13 +54,14 @@ def synth_cmd(
         ),
     ] = "win",
     workers: Annotated[
-        int,
+        int | None,
         typer.Option(
             min=1,
-            help="tasks synthesised at once, each in its own process "
-            "(timings still take the device one at a time)",
+            help="tasks synthesised at once, each in its own process (timings still take "
+            "the device one at a time) [default: on a GPU the host's cores less one, at most "
+            "8, as passnet bench; 1 on CPU]",
         ),
-    ] = 1,
+    ] = None,
     filter_: Annotated[
         str | None, typer.Option("--filter", help="only tasks whose folder name matches this glob")
     ] = None,
@@ -80,6 +81,10 @@ def synth_cmd(
         done += 1
         console.print(f"[dim][{done}/{len(tasks)}][/] {Path(r.task).name}: {r.status}")
 
+    if workers is None:
+        from passnet.evaluation.evaluator import MAX_AUTO_PREPARE_AHEAD, auto_prepare_ahead
+
+        workers = auto_prepare_ahead(device, MAX_AUTO_PREPARE_AHEAD)
     results = synthesize_tasks([(p, None) for p in tasks], out, workers=workers,
                                on_result=progress, device=device, verify=verify,
                                parameters=params, tune=tune, keep=keep)  # fmt: skip
