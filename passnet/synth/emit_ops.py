@@ -84,6 +84,8 @@ def pointwise(b: Builder, op: Op, args: list[str]) -> str:
         return b.let(f"1.0 / tl.math.sqrt_rn({a})")
     if name == "sqrt":
         return b.let(f"tl.math.sqrt_rn({a})")
+    if name in ("cos", "sin"):  # float32 in and out, as eager's cosf / sinf (opmath)
+        return b.let(f"tl.{name}({a})")
     if name == "pow":
         return _pow(b, a, op.attrs["exponent"])
     if name == "hardsigmoid":  # as CUDA computes it: min(max(x + 3, 0), 6) * (1 / 6)

@@ -49,6 +49,8 @@ _UNARY = {
     "exp": ("torch.exp", "Tensor.exp"),
     "rsqrt": ("torch.rsqrt", "Tensor.rsqrt"),
     "sqrt": ("torch.sqrt", "Tensor.sqrt"),
+    "cos": ("torch.cos", "Tensor.cos"),
+    "sin": ("torch.sin", "Tensor.sin"),
 }
 _LOOKUP = {k: (name, 2) for name, keys in _BINARY.items() for k in keys}
 _LOOKUP |= {k: (name, 1) for name, keys in _UNARY.items() for k in keys}
