@@ -37,11 +37,13 @@ def collect(cache: Path) -> dict[str, Path]:
     return found
 
 
-def install(src: Path, out: Path) -> dict[str, Any]:
-    """Copy one task's pass folder and report into ``out/<task>``, paths made relative."""
+def install(src: Path, out: Path) -> dict[str, Any] | None:
+    """Copy one task's pass folder and report into ``out/<task>``, paths made relative;
+    None (and nothing copied) for a task without a written pass."""
     report = json.loads((src / "synth.json").read_text())
     if report.get("status") != "written" or not (src / "pass").is_dir():
-        raise SystemExit(f"{src}: no written pass ({report.get('status')}: {report.get('reason')})")
+        print(f"{report['name']}: left out ({report.get('status')}: {report.get('reason')})")
+        return None
     dst = out / report["name"]
     if (dst / "pass").exists():
         shutil.rmtree(dst / "pass")
@@ -91,13 +93,7 @@ def main() -> None:
     found = collect(args.cache)
     if not found:
         raise SystemExit(f"{args.cache}: no synth.json below it")
-    reports = []
-    for name, src in sorted(found.items()):
-        report = json.loads((src / "synth.json").read_text())
-        if report.get("status") != "written":  # a task without a pass has nothing to install
-            print(f"{name}: left out ({report.get('status')}: {report.get('reason')})")
-            continue
-        reports.append(install(src, args.out))
+    reports = [r for _, src in sorted(found.items()) if (r := install(src, args.out))]
     rewrite_readme(args.out / "README.md", reports)
     slow = sum(1 for r in reports if (g := r["verification"]["gmean_speedup"]) is not None
                and g < 1.0)  # fmt: skip

@@ -320,9 +320,9 @@ def _finish(summary: BenchSummary, st: Store, store: Path, report: bool) -> None
 def _synth_workers(device: str, executor: str) -> int:
     """Tasks the synth candidate synthesises at once by default: as many as the local pool's
     workers on the host (each in its own process; timings take the device lock in turn)."""
-    from passnet.evaluation.evaluator import MAX_AUTO_PREPARE_AHEAD, auto_prepare_ahead
+    from passnet.evaluation.evaluator import host_workers
 
-    return 1 if executor == "ray" else auto_prepare_ahead(device, MAX_AUTO_PREPARE_AHEAD)
+    return 1 if executor == "ray" else host_workers(device)
 
 
 def _executor(st, executor: str, device: str, jobs, prepare_ahead: int | None,  # noqa: ANN001, ANN202

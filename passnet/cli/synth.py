@@ -82,9 +82,9 @@ def synth_cmd(
         console.print(f"[dim][{done}/{len(tasks)}][/] {Path(r.task).name}: {r.status}")
 
     if workers is None:
-        from passnet.evaluation.evaluator import MAX_AUTO_PREPARE_AHEAD, auto_prepare_ahead
+        from passnet.evaluation.evaluator import host_workers
 
-        workers = auto_prepare_ahead(device, MAX_AUTO_PREPARE_AHEAD)
+        workers = host_workers(device)
     results = synthesize_tasks([(p, None) for p in tasks], out, workers=workers,
                                on_result=progress, device=device, verify=verify,
                                parameters=params, tune=tune, keep=keep)  # fmt: skip

@@ -217,10 +217,16 @@ def auto_prepare_ahead(device: str, variants: int) -> int:
     return max(1, min(variants, (cores or 1) - 1, MAX_AUTO_PREPARE_AHEAD))
 
 
+def host_workers(device: str) -> int:
+    """The most workers one evaluation on ``device`` starts by default on this host: what
+    a suite run's pool, the synth candidate and ``passnet synth`` share out as well."""
+    return auto_prepare_ahead(device, MAX_AUTO_PREPARE_AHEAD)
+
+
 def spare_stock(devices: list[str]) -> int:
     """Warm spares a long-lived evaluator (``passnet serve``, ``passnet agent run``) keeps per
     kind of worker: the workers one evaluation runs at once by default, up to the most."""
-    return max(auto_prepare_ahead(d, MAX_AUTO_PREPARE_AHEAD) for d in devices)
+    return max(host_workers(d) for d in devices)
 
 
 def evaluate_task(

@@ -18,12 +18,7 @@ from collections.abc import Iterator
 
 from passnet.core.results import Environment, Parameters
 from passnet.evaluation.devices import ExecutorError, device_slots
-from passnet.evaluation.evaluator import (
-    MAX_AUTO_PREPARE_AHEAD,
-    auto_prepare_ahead,
-    environment,
-    evaluate_variant,
-)
+from passnet.evaluation.evaluator import environment, evaluate_variant, host_workers
 from passnet.runner.bench import Outcome, WorkItem
 
 
@@ -53,8 +48,9 @@ def default_prepare_ahead(devices: list[str]) -> int:
     """Workers per device slot when the caller names no number: on GPUs, the workers one
     ``passnet eval`` starts (the host's cores less one, at most 8) shared among the GPUs,
     since preparation is host work; on CPU one, whose cores a timing shares."""
-    host = auto_prepare_ahead(devices[0], MAX_AUTO_PREPARE_AHEAD)
-    return max(1, host // len(devices)) if devices[0].startswith("cuda") else 1
+    if not devices[0].startswith("cuda"):
+        return 1
+    return max(1, host_workers(devices[0]) // len(devices))
 
 
 class LocalPool:

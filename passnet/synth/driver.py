@@ -227,9 +227,9 @@ def verify_workers(device: str, tasks_at_once: int) -> int:
     host's share one evaluation would take alone, split among them, at least one. Each task
     taking the full share multiplied the CUDA contexts (8 tasks x 8 workers on one GPU) and
     ran a GPU out of memory."""
-    from passnet.evaluation.evaluator import MAX_AUTO_PREPARE_AHEAD, auto_prepare_ahead
+    from passnet.evaluation.evaluator import host_workers
 
-    return max(1, auto_prepare_ahead(device, MAX_AUTO_PREPARE_AHEAD) // max(1, tasks_at_once))
+    return max(1, host_workers(device) // max(1, tasks_at_once))
 
 
 def synthesize_tasks(
