@@ -250,3 +250,15 @@ def test_synth_cli_refuses_an_unknown_keep_rule(tmp_path: Path) -> None:
     task = _smallest(FUSED, tmp_path / "suite")
     res = CliRunner().invoke(app, ["synth", str(task), "--out", str(tmp_path / "o"), "--keep", "x"])
     assert res.exit_code != 0 and "unknown --keep 'x'" in res.output, res.output
+
+
+def test_synth_cli_filters_are_a_union_of_globs(tmp_path: Path) -> None:
+    from passnet.cli import app
+    from passnet.cli.synth import _tasks
+
+    tasks = _tasks(SUITE, "cpu", "win", ["*mul_add*", "*scaled_dot*"])
+    assert tasks and all("mul_add" in t.name or "scaled_dot" in t.name for t in tasks)
+    assert {t.name for t in _tasks(SUITE, "cpu", "win", ["*mul_add*"])} < {t.name for t in tasks}
+    res = CliRunner().invoke(app, ["synth", str(SUITE), "--out", str(tmp_path / "o"),
+                                   "-k", "*nothing*", "-k", "*nor_this*"])  # fmt: skip
+    assert res.exit_code != 0 and "matching *nothing*, *nor_this*" in res.output, res.output

@@ -63,7 +63,10 @@ def synth_cmd(
         ),
     ] = None,
     filter_: Annotated[
-        str | None, typer.Option("--filter", help="only tasks whose folder name matches this glob")
+        list[str] | None,
+        typer.Option(
+            "--filter", "-k", help="only tasks whose folder name matches a glob (repeatable)"
+        ),
     ] = None,
 ) -> None:
     """Synthesize one Triton pass per task from its graph (no LLM); see docs/synth.md."""
@@ -92,7 +95,7 @@ def synth_cmd(
     _write_summary(console, out, _summary(tasks, results), verify)
 
 
-def _tasks(target: Path, device: str, keep: str, filter_: str | None) -> list[Path]:
+def _tasks(target: Path, device: str, keep: str, filter_: list[str] | None) -> list[Path]:
     """The task folders to synthesise, once the options are known to be usable (else exit 2)."""
     from passnet.evaluation.candidates.synth import KEEP
     from passnet.synth.driver import task_folders
@@ -102,9 +105,11 @@ def _tasks(target: Path, device: str, keep: str, filter_: str | None) -> list[Pa
     check_device(device)
     if keep not in KEEP:
         _fail(f"unknown --keep {keep!r}; use one of: {', '.join(KEEP)}.")
-    tasks = [t for t in task_folders(target) if not filter_ or fnmatch.fnmatch(t.name, filter_)]
+    globs = filter_ or ["*"]
+    tasks = [t for t in task_folders(target) if any(fnmatch.fnmatch(t.name, g) for g in globs)]
     if not tasks:
-        _fail(f"no task folder (with graph_list.txt) in {target}.")
+        what = f" matching {', '.join(globs)}" if filter_ else ""
+        _fail(f"no task folder (with graph_list.txt){what} in {target}.")
     return tasks
 
 
