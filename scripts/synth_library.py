@@ -53,6 +53,12 @@ def install(src: Path, out: Path) -> dict[str, Any] | None:
     return report
 
 
+def library_reports(out: Path) -> list[dict[str, Any]]:
+    """The report of every task folder of the library that holds a pass, new or kept."""
+    return [json.loads((d / "synth.json").read_text()) for d in sorted(out.iterdir())
+            if (d / "pass").is_dir() and (d / "synth.json").is_file()]  # fmt: skip
+
+
 def table_row(report: dict[str, Any]) -> str:
     variants = report["verification"]["variants"]
     speedups = [v["speedup"] for v in variants if v.get("speedup") is not None]
@@ -93,12 +99,13 @@ def main() -> None:
     found = collect(args.cache)
     if not found:
         raise SystemExit(f"{args.cache}: no synth.json below it")
-    reports = [r for _, src in sorted(found.items()) if (r := install(src, args.out))]
+    installed = [r for _, src in sorted(found.items()) if (r := install(src, args.out))]
+    reports = library_reports(args.out)  # the README describes the whole library
     rewrite_readme(args.out / "README.md", reports)
     slow = sum(1 for r in reports if (g := r["verification"]["gmean_speedup"]) is not None
                and g < 1.0)  # fmt: skip
-    print(f"{len(reports)} passes into {args.out} ({slow} slower than eager on their task); "
-          "update the README's prose (run, commit, AS)")
+    print(f"{len(installed)} passes into {args.out}, which now holds {len(reports)} ({slow} "
+          "slower than eager on their task); update the README's prose (run, commit, AS)")
 
 
 if __name__ == "__main__":

@@ -200,3 +200,11 @@ def test_a_bench_runs_synth_cache_becomes_the_library(tmp_path: Path) -> None:
     assert "| 0.500x (" in rows[1] and "| 1.500x (" in rows[0]
     assert "leave out the 1 passes that were slower" in readme
     assert "`fusible_mul_add_445849cd`." in readme and "The keep rule is `correct`" in readme
+    # a later partial synthesis (one more task) adds its pass; the table keeps the earlier rows
+    later = tmp_path / "later" / "fusible_add_mul_93e8ce5e-k"
+    shutil.copytree(LIBRARY / "fusible_add_mul_93e8ce5e", later)
+    subprocess.run([sys.executable, str(ROOT / "scripts" / "synth_library.py"),
+                    str(tmp_path / "later"), "--out", str(out)],
+                   check=True, capture_output=True, text=True, timeout=120)  # fmt: skip
+    rows = [line for line in (out / "README.md").read_text().split("\n") if line.startswith("| `")]
+    assert [r.split("`")[1] for r in rows] == sorted([*names, "fusible_add_mul_93e8ce5e"])
