@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -218,11 +220,29 @@ def _evaluate_remote(
     request = EvaluateRequest(task=str(task.resolve()), candidate=candidate, parameters=params,
                               device=device, with_inductor=with_inductor,
                               prepare_ahead=prepare_ahead)  # fmt: skip
+    t0 = time.perf_counter()
     with console.status(f"evaluating {candidate} on {task.name} at {url} ..."):
         try:
-            return evaluate_remote(url, request)
+            result = evaluate_remote(url, request)
         except ServiceError as exc:
             _fail(str(exc))
+    # what the service's own wall time leaves out: loading the task, the transfer, this client
+    age = _process_age()
+    since = f"; this command started {age:.2f} s ago" if age is not None else ""
+    console.print(f"[dim]round trip {time.perf_counter() - t0:.2f} s (the evaluation "
+                  f"{result.wall_seconds:.2f} s){since}[/]")  # fmt: skip
+    return result
+
+
+def _process_age() -> float | None:
+    """Seconds since this process started (Linux: /proc), interpreter start-up and imports
+    included; None where /proc cannot say."""
+    try:
+        fields = Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()
+        uptime = float(Path("/proc/uptime").read_text().split()[0])
+        return uptime - int(fields[19]) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def _write_json(result: TaskResult, json_out: Path) -> None:
