@@ -23,8 +23,12 @@ else
   export PYTHONPATH=$PWD
 fi
 export PYTHONUNBUFFERED=1
+# Bytecode ahead: where Python writes none itself (PYTHONDONTWRITEBYTECODE), every process
+# would compile pydantic's and passnet's sources again (0.7 s for a `passnet eval` client)
+python3 -m compileall -q -j 0 passnet $([ -d /tmp/site ] && echo /tmp/site) > /dev/null 2>&1
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee "$OUT/gpu.txt"
 python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)" | tee -a "$OUT/gpu.txt"
+python3 -c "import sys; print('writes bytecode:', not sys.dont_write_bytecode)" | tee -a "$OUT/gpu.txt"
 TASK=${TASK:-examples/tasks/bert_add_layer_norm}
 PASS=${PASS:-examples/passes/add_layer_norm}
 run() { python3 -m passnet.cli eval "$TASK" --device "$DEV" "$@"; }
@@ -71,16 +75,16 @@ if [ "${LATENCY:-0}" = 1 ]; then
   for rep in 1 2 3; do
     TIMEFORMAT="service call $rep: %R s wall (client, one-shot)"
     time (python3 -m passnet.cli eval "$TASK" --pass-dir "$PASS" --device "$DEV" --server "$URL" \
-      --json "$OUT/p2_service_$rep.json" 2>&1 | tail -2)
+      --json "$OUT/p2_service_$rep.json" 2>&1 | grep -E "round trip|^wrote")
   done 2>&1 | tee -a "$OUT/latency.txt"
   # issue 14's P2 names a ~10-variant task: a 9-variant suite task with its library pass
   # (both with the default --prepare-ahead: one worker per variant, up to 8, on a GPU)
   P2_TASK=${P2_TASK:-examples/suite/fusible_add_layer_norm_1f059508}
   P2_PASS=${P2_PASS:-examples/synth_passes/fusible_add_layer_norm_1f059508/pass}
-  for rep in 1 2; do
+  for rep in 1 2 3; do
     TIMEFORMAT="service call $rep, 9 variants: %R s wall (client, one-shot)"
     time (python3 -m passnet.cli eval "$P2_TASK" --pass-dir "$P2_PASS" --device "$DEV" \
-      --server "$URL" --json "$OUT/p2_service_9v_$rep.json" 2>&1 | tail -2)
+      --server "$URL" --json "$OUT/p2_service_9v_$rep.json" 2>&1 | grep -E "round trip|^wrote")
   done 2>&1 | tee -a "$OUT/latency.txt"
   # P2_AHEAD=N: two more 9-variant calls with N workers (one per variant: N=9)
   for rep in ${P2_AHEAD:+1 2}; do

@@ -211,13 +211,15 @@ from passnet.evaluation.zygote import _settle
 preload(launch=True)
 import torch
 static = [m for m in sys.modules if m.startswith("torch._inductor.runtime.static_")]
-print(repr(_settle()), torch.cuda.is_initialized(), bool(static), triton_key.cache_info().currsize)
+gluon = "triton.experimental.gluon" in sys.modules
+print(repr(_settle()), torch.cuda.is_initialized(), bool(static), triton_key.cache_info().currsize,
+      gluon)
 """
 
 
 def test_a_cuda_pass_zygote_warms_the_launch_path_and_stays_forkable() -> None:
-    """Pass workers on CUDA find PyTorch's static launcher imported and Triton's cache key
-    computed (the fixed cost of a first launch), in an image that is still single-threaded
+    """Pass workers on CUDA find PyTorch's static launcher and Triton's Gluon imported and
+    Triton's cache key computed (the fixed cost of a first launch), in an image that is still single-threaded
     with CUDA uninitialised; other kinds preload as before."""
     assert forkserver.preload_args("pass", "cuda") == ["--preload-launch"]
     assert forkserver.preload_args("pass", "cpu") == []
@@ -228,7 +230,7 @@ def test_a_cuda_pass_zygote_warms_the_launch_path_and_stays_forkable() -> None:
 
     out = subprocess.run([sys.executable, "-c", _LAUNCH_PRELOAD], capture_output=True,
                          text=True, timeout=240, check=True).stdout.split()  # fmt: skip
-    assert out == ["''", "False", "True", "1"]
+    assert out == ["''", "False", "True", "1", "True"]
 
 
 _CUDA_PRELOAD = """

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -66,6 +67,10 @@ def test_eval_through_the_service_is_the_local_evaluation(
     remote = _cli("eval", str(GRAPH), "--pass-dir", str(PASS), *FAST, "--server", server,
                   "--json", str(tmp_path / "remote.json"))  # fmt: skip
     assert remote.returncode == 0, remote.stdout + remote.stderr
+    trip = re.search(r"round trip ([\d.]+) s \(the evaluation ([\d.]+) s\); this command "
+                     r"started ([\d.]+) s ago", " ".join(remote.stdout.split()))  # fmt: skip
+    assert trip, remote.stdout  # where a one-shot call's time goes, in that order of size
+    assert float(trip[1]) + 0.01 >= float(trip[2]) and float(trip[3]) >= float(trip[1])
     local = _cli("eval", str(GRAPH), "--pass-dir", str(PASS), *FAST,
                  "--json", str(tmp_path / "local.json"))  # fmt: skip
     assert local.returncode == 0, local.stdout + local.stderr

@@ -91,7 +91,8 @@ def preload(inductor: bool = False, launch: bool = False, cuda: bool = False) ->
 def warm_launch_path() -> None:
     """The fixed costs of a first Triton launch that need no device, paid once in the image:
     PyTorch's static CUDA launcher (its import pulls in ``torch._inductor.utils``, Dynamo and
-    sympy) and Triton's own hash of its sources and library (part of every cache key).
+    sympy), Triton's Gluon modules and its own hash of its sources and library (part of
+    every cache key).
     Neither runs pass code nor initialises CUDA; a failure only leaves the cost to the worker."""
     try:
         import torch._inductor.runtime.static_cuda_launcher  # noqa: F401
@@ -100,6 +101,11 @@ def warm_launch_path() -> None:
             import torch._inductor.runtime.static_triton_launcher  # noqa: F401
         except ImportError:
             pass
+    try:
+        # Triton's JIT imports its Gluon dialect on a kernel's first specialisation
+        import triton.experimental.gluon  # noqa: F401
+    except Exception:  # noqa: BLE001, S110 - a Triton without it: nothing to pay ahead
+        pass
     try:
         from triton.runtime.cache import triton_key
 
