@@ -106,6 +106,23 @@ def test_rotary_tables_fuse_cos_and_sin(tmp_path: Path) -> None:
     assert all(v["tightest_t"] <= STRICT_T for v in r.verification["variants"])
 
 
+def test_an_integer_cast_is_computed_in_exact_integers(tmp_path: Path) -> None:
+    """T5's relative-position buckets, ``8 + (x * 8).to(int64)``: the cast truncates toward
+    zero and the add is done in int64, exact where float32 would round (beyond 2**24)."""
+    name = "fusible_mul_to_add_946ed880"
+    task = _cut(tmp_path, name, ("float32",), suite=BUNDLED)
+    r = synthesize_task(task, tmp_path / "out", device="cpu", parameters=FAST)
+    assert r.status == "written", r.reason
+    assert all(v["tightest_t"] <= STRICT_T for v in r.verification["variants"])
+    fn = load_pass_dir(tmp_path / "out" / name / "pass").rules[0].replacement
+    x = torch.tensor([[2.0**24 + 2, -2.9, 0.4], [-(2.0**24) - 2, 3.99, -0.7]])
+    want = 8 + (x * 8).to(torch.int64)
+    got = fn(x)
+    assert got.dtype == torch.int64 and torch.equal(got, want), (got, want)
+    # float32 arithmetic would not do: 2**27 + 16 + 8 is not a float32
+    assert ((x * 8) + 8).to(torch.int64)[0, 0] != want[0, 0]
+
+
 @pytest.mark.parametrize(
     ("name", "dtypes", "what", "suite"),
     [(*f, SUITE) for f in FAMILIES] + [(*f, BUNDLED) for f in FAMILIES_BUNDLED],

@@ -220,7 +220,8 @@ def test_embedding_lookups_and_their_indices_join_one_kernel() -> None:
 
 def test_integer_values_that_are_not_only_indices_stay_out() -> None:
     """An embedding with max_norm renormalises its weight in place: not fused; an integer
-    offset that is also an output is no index value: eager computes it, the group reads it."""
+    offset that is also an output is an integer result: the kernel computes it in integers
+    and stores it, as it reads it for the lookup (``passnet.synth.indices``)."""
     class MaxNorm(torch.nn.Module):
         def forward(self, ids: torch.Tensor, w: torch.Tensor) -> tuple:
             return (torch.nn.functional.embedding(ids, w, max_norm=1.0) * 2.0,)
@@ -237,9 +238,10 @@ def test_integer_values_that_are_not_only_indices_stay_out() -> None:
     traced = trace_graph(IndexAlsoOutput(), [ids, w])
     group = select(traced)
     assert isinstance(group, Group), group
-    # the offset is an output, so eager computes it and the group reads it as its indices
-    assert [op.name for op in group.ops.values()] == ["embedding", "mul"]
-    assert [n.name for n in group.inputs][0] == "add"
+    assert [op.name for op in group.ops.values()] == ["add", "embedding", "mul"]
+    assert [n.name for n in group.inputs] == ["ids", "w"]
+    body = "\n".join(line for phase in analyse([group]).phases for line in phase.lines)
+    assert " + 1\n" in body + "\n" and "1.0" not in body.split("tl.store")[0]  # integer add
 
 
 class OffsetPositionsMoved(torch.nn.Module):

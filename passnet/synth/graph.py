@@ -25,7 +25,7 @@ from passnet.dataset.task import Variant
 from passnet.graph.aliasing import shared_write
 from passnet.graph.sample import load_module, load_sample, materialize
 from passnet.passes.matcher import to_fx
-from passnet.synth.indices import index_nodes, reads_as_index
+from passnet.synth.indices import INT_RESULTS, index_nodes, reads_as_index
 from passnet.synth.kernel import Kernel, build
 from passnet.synth.lower import Builder
 from passnet.synth.ops import FLOATS, INTEGERS, Op, classify
@@ -63,6 +63,11 @@ class Group:
 def _meta(node: object) -> TensorMetadata | None:
     meta = node.meta.get("tensor_meta") if isinstance(node, Node) else None
     return meta if isinstance(meta, TensorMetadata) else None
+
+
+def _holds_int_result(node: Node) -> bool:
+    meta = _meta(node)
+    return meta is not None and meta.dtype in INT_RESULTS
 
 
 def rank_of(node: object) -> int:
@@ -159,7 +164,7 @@ def make_group(traced: Traced, nodes: list[Node]) -> Group | str:
             seen.add(node)
             todo.extend(node.users)
     inputs = list(dict.fromkeys(a for n in nodes for a in _reads(n) if a not in inside))
-    idx = index_nodes(nodes, traced.ops, outputs)
+    idx = index_nodes(nodes, traced.ops, outputs, _holds_int_result)
     for a in inputs:
         meta = _meta(a)
         if meta is None:
@@ -259,7 +264,8 @@ def analyse(groups: list[Group]) -> Kernel:
         ]  # type: ignore[union-attr]
         shapes.dtypes[inp] = DType(None, j, tuple(m.dtype for m in metas))  # type: ignore[union-attr]
     ops = g0.ops
-    idx = index_nodes(g0.nodes, g0.traced.ops, g0.outputs)  # integer, read only as indices
+    # computed in integers: indices, and int64/int32 results (passnet.synth.indices)
+    idx = index_nodes(g0.nodes, g0.traced.ops, g0.outputs, _holds_int_result)
     for i, node in enumerate(g0.nodes):
         metas = [_meta(g.nodes[i]) for g in groups]
         flag = _is_flag(ops[node]) and node not in g0.outputs  # a bool mask inside the group

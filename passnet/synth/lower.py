@@ -24,8 +24,8 @@ import torch
 from torch.fx import Node
 
 from passnet.synth.emit_ops import linear, norm, normalize_row, pointwise, reduce_row
-from passnet.synth.indices import index_nodes
-from passnet.synth.op_model import INFIX
+from passnet.synth.indices import INT_RESULTS, index_nodes
+from passnet.synth.op_model import INFIX, INTEGERS
 from passnet.synth.ops import Op
 from passnet.synth.pattern import literal
 from passnet.synth.shapes import (
@@ -56,7 +56,8 @@ class Builder:
         self.pointers: set[int] = set()
         self.dots = False  # a tl.dot was emitted (emit_ops.linear): blocks of 16 or more
         self.eager_cuda = False  # the kernel follows eager's CUDA arithmetic there (emit_ops)
-        self.index_nodes = index_nodes(nodes, ops, outputs)  # type: ignore[arg-type]
+        self.index_nodes = index_nodes(nodes, ops, outputs,  # type: ignore[arg-type]
+                                       lambda n: set(shapes.dtypes[n].vals) <= set(INT_RESULTS))
         self.count = 0
         self.start_phase("flat", [])
 
@@ -304,6 +305,8 @@ class Builder:
             self.first_map.setdefault(node, m)
             if node in self.index:
                 self.values[key] = self.load(self.index[node], m)
+            elif node in self.index_nodes:  # an integer result (an output): exact, not float
+                self.values[key] = self.indices(node, m)
             else:
                 self.values[key] = self._compute(node, m)
         return self.values[key]
@@ -320,8 +323,12 @@ class Builder:
             raise Unfusable(f"'{node.name}' is read as indices but is no integer index value")
         elif (src := self._source(node, m)) is not None:
             out = self.indices(*src)
+        elif (op := self.ops[node]).kind == "cast":  # to int64/int32: truncated toward zero
+            x = op.args[0]
+            exact = set(self.shapes.dtypes[x].vals) <= set(INTEGERS)  # an integer operand
+            got = self.indices(x, m) if exact else self.value(x, m)
+            out = self.let(f"{got}.to({self.shapes.dtypes[node].triton()})")
         else:
-            op = self.ops[node]
             args = [self.indices(a, self.broadcast(m, self.shapes.dims[node], a))
                     if isinstance(a, Node) else str(int(a)) for a in op.args]  # fmt: skip
             out = self.let(f"{args[0]} {INFIX[op.name]} {args[1]}")

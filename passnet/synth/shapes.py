@@ -19,7 +19,8 @@ from torch.fx import Node
 from passnet.synth.ops import Op
 
 TL_DTYPE = {torch.float32: "tl.float32", torch.float16: "tl.float16",
-            torch.bfloat16: "tl.bfloat16"}  # fmt: skip
+            torch.bfloat16: "tl.bfloat16", torch.int64: "tl.int64",
+            torch.int32: "tl.int32"}  # fmt: skip
 
 
 class Unfusable(Exception):
