@@ -218,7 +218,7 @@ def test_embedding_lookups_and_their_indices_join_one_kernel() -> None:
     assert isinstance(offsets, Group) and "positions + 2" in offsets.source.replace("in0", "positions")
 
 
-def test_integer_values_that_are_not_only_indices_stay_out() -> None:
+def test_max_norm_stays_out_and_an_integer_offset_output_is_exact(tmp_path: Path) -> None:
     """An embedding with max_norm renormalises its weight in place: not fused; an integer
     offset that is also an output is an integer result: the kernel computes it in integers
     and stores it, as it reads it for the lookup (``passnet.synth.indices``)."""
@@ -242,6 +242,12 @@ def test_integer_values_that_are_not_only_indices_stay_out() -> None:
     assert [n.name for n in group.inputs] == ["ids", "w"]
     body = "\n".join(line for phase in analyse([group]).phases for line in phase.lines)
     assert " + 1\n" in body + "\n" and "1.0" not in body.split("tl.store")[0]  # integer add
+    source = module_source("test", "synth_test_0", analyse([group]), group.source, 2)
+    gm = to_fx(IndexAlsoOutput())
+    assert apply_passes(gm, load_pass_dir(one_rule_pass(tmp_path, source))).total == 1
+    out, ref = gm(ids, w), IndexAlsoOutput()(ids, w)
+    assert out[1].dtype == torch.int64 and torch.equal(out[1], ref[1])
+    torch.testing.assert_close(out[0], ref[0], rtol=0, atol=0)
 
 
 class OffsetPositionsMoved(torch.nn.Module):
