@@ -171,6 +171,9 @@ def _load(task: Path, pass_dir: Path | None, compiler: str | None) -> tuple[Cand
     if spec.kind == "synth":
         _fail("synth is a candidate of passnet bench; for one task run `passnet synth TASK "
               "--out DIR`, then `passnet eval TASK --pass-dir DIR/<task>/pass`.")  # fmt: skip
+    if spec.kind == "library":
+        _fail("library is a candidate of passnet bench; for one task run `passnet eval TASK "
+              "--pass-dir DIR/<task>/pass`.")  # fmt: skip
     return spec, loaded
 
 

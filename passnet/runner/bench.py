@@ -350,6 +350,21 @@ def _resolve_synth(
     return pending, skipped
 
 
+def _resolve_library(
+    plan: Plan, pending: list[WorkItem], skipped: list[tuple[WorkItem, VariantResult]]
+) -> tuple[list[WorkItem], list[tuple[WorkItem, VariantResult]]]:
+    """Each ``library:DIR`` candidate's items on their task's pass folder in DIR
+    (:mod:`passnet.runner.library_candidate`); tasks without one join ``skipped``."""
+    from passnet.runner.library_candidate import resolve_library
+
+    tasks = {t.task_id: t for t in plan.suite.tasks}
+    for cand in (c for c in plan.candidates if c.spec.kind == "library"):
+        pending, more = resolve_library(pending, tasks, cand.candidate_id,
+                                        Path(str(cand.spec.pass_dir)))  # fmt: skip
+        skipped = skipped + more
+    return pending, skipped
+
+
 def bench(
     config: BenchConfig,
     store: Store,
@@ -379,6 +394,7 @@ def bench(
         if config.use_cache:
             pending = _serve_from_cache(plan, store, session, pending, summary)
         pending, skipped = _resolve_synth(plan, store, config, pending, on_synth)
+        pending, skipped = _resolve_library(plan, pending, skipped)
         if on_start:
             on_start(plan, len(pending) + len(skipped))
         env_ids: dict[str, str] = {}

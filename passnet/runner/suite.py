@@ -18,8 +18,9 @@ def synth_code_hash() -> str:
 
 
 def candidate_id(spec: CandidateSpec) -> tuple[str, str]:
-    """(candidate id, content hash): a pass is identified by the bytes of its folder, the
-    ``synth`` candidate by the bytes of the synthesizer."""
+    """(candidate id, content hash): a pass is identified by the bytes of its folder, a
+    library by those of all its folders, the ``synth`` candidate by the bytes of the
+    synthesizer."""
     content = ""
     if spec.kind == "pass":
         folder = Path(str(spec.pass_dir))
@@ -28,6 +29,11 @@ def candidate_id(spec: CandidateSpec) -> tuple[str, str]:
         content = folder_digest(folder)
     elif spec.kind == "synth":
         content = synth_code_hash()
+    elif spec.kind == "library":  # every pass of the library: a changed one is a new candidate
+        folder = Path(str(spec.pass_dir))
+        if not folder.is_dir():
+            raise SuiteError(f"pass library {folder} does not exist")
+        content = folder_digest(folder)
     spec_key = canonical_json({"kind": spec.kind, "options": spec.options})
     return digest(spec_key, content), content
 

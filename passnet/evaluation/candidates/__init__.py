@@ -28,10 +28,13 @@ from passnet.evaluation.candidates.base import (
 )
 from passnet.evaluation.candidates.eager import Eager
 from passnet.evaluation.candidates.inductor import INDUCTOR_MODES, Inductor
+from passnet.evaluation.candidates.library import Library
 from passnet.evaluation.candidates.passes import Passes
 from passnet.evaluation.candidates.synth import Synth
 
-KINDS: dict[str, CandidateKind] = {k.name: k for k in (Eager(), Inductor(), Passes(), Synth())}
+KINDS: dict[str, CandidateKind] = {
+    k.name: k for k in (Eager(), Inductor(), Passes(), Synth(), Library())
+}
 """Every candidate kind by ``CandidateSpec.kind``."""
 _WRITTEN = {"passes": "pass", **{name: name for name in KINDS}}  # command-line name -> kind
 BASELINES = tuple(name for name, k in KINDS.items() if k.baseline)
