@@ -67,3 +67,16 @@ class CandidateKind:
         """A do-nothing graph called the way this kind's callable is (direct call path)."""
         fn = torch.fx.symbolic_trace(Identity()).forward
         return lambda: fn(x)
+
+
+class ResolvedPerTask(CandidateKind):
+    """A kind ``passnet bench`` turns into a pass folder per task before dispatch (``synth``,
+    ``library``): never built in a worker."""
+
+    def build(
+        self, spec: CandidateSpec, gm: torch.fx.GraphModule, inputs: list[Any]
+    ) -> BuiltCandidate:
+        raise ValueError(f"{self.name} is resolved to a pass folder per task by passnet bench")
+
+    def dynamo_backend(self, spec: CandidateSpec, matches: dict[str, int]) -> Any:
+        raise ValueError(f"{self.name} is resolved to a pass folder per task by passnet bench")

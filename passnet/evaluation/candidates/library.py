@@ -8,15 +8,12 @@ no pass for scores as a pass that matches nothing."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
-
-import torch
 
 from passnet.core.results import CandidateSpec
-from passnet.evaluation.candidates.base import BuiltCandidate, CandidateKind
+from passnet.evaluation.candidates.base import ResolvedPerTask
 
 
-class Library(CandidateKind):
+class Library(ResolvedPerTask):
     name = "library"
     syntax = "library:DIR"
 
@@ -25,10 +22,3 @@ class Library(CandidateKind):
             raise ValueError("library:DIR needs a pass library folder (DIR/<task>/pass)")
         return CandidateSpec(kind=self.name, pass_dir=str(Path(arg).resolve()))
 
-    def build(
-        self, spec: CandidateSpec, gm: torch.fx.GraphModule, inputs: list[Any]
-    ) -> BuiltCandidate:
-        raise ValueError("library is resolved to a pass folder per task by passnet bench")
-
-    def dynamo_backend(self, spec: CandidateSpec, matches: dict[str, int]) -> Any:
-        raise ValueError("library is resolved to a pass folder per task by passnet bench")

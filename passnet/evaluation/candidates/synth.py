@@ -7,12 +7,8 @@ Not buildable in a worker: the runner synthesises a pass folder per task
 
 from __future__ import annotations
 
-from typing import Any
-
-import torch
-
 from passnet.core.results import CandidateSpec
-from passnet.evaluation.candidates.base import BuiltCandidate, CandidateKind
+from passnet.evaluation.candidates.base import ResolvedPerTask
 
 KEEP = {
     "win": "correct at the strict level on every variant and faster than eager (G-mean, GPU)",
@@ -26,7 +22,7 @@ def keep_rule(spec: CandidateSpec) -> str:
     return spec.options.get("keep", "win")
 
 
-class Synth(CandidateKind):
+class Synth(ResolvedPerTask):
     name = "synth"
     syntax = "synth[:KEEP]"
 
@@ -37,10 +33,3 @@ class Synth(CandidateKind):
         # the default keeps no option, so its candidate id is the one runs had before
         return CandidateSpec(kind=self.name, options={} if keep == "win" else {"keep": keep})
 
-    def build(
-        self, spec: CandidateSpec, gm: torch.fx.GraphModule, inputs: list[Any]
-    ) -> BuiltCandidate:
-        raise ValueError("synth is resolved to a pass folder per task by passnet bench")
-
-    def dynamo_backend(self, spec: CandidateSpec, matches: dict[str, int]) -> Any:
-        raise ValueError("synth is resolved to a pass folder per task by passnet bench")
