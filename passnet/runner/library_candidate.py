@@ -10,13 +10,12 @@ like a pass that matches nothing, as the ``synth`` candidate's skipped tasks are
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from passnet.core.results import CandidateSpec, VariantResult
+from passnet.core.results import VariantResult
 from passnet.dataset.suite import SuiteTask
-from passnet.runner.synth_candidate import skipped_result
+from passnet.runner.synth_candidate import as_pass_item, skipped_result
 
 if TYPE_CHECKING:  # bench imports this module at run time, not the other way round
     from passnet.runner.bench import WorkItem
@@ -46,7 +45,5 @@ def resolve_library(
             why = f"no pass in the library {library} for task {task.name}"
             skipped.append((item, skipped_result(v.graph, v.dtype, why)))
             continue
-        spec = CandidateSpec(kind="pass", pass_dir=str(folder.resolve()))
-        name = item.candidate.spec.label
-        out.append(replace(item, candidate=replace(item.candidate, spec=spec, name=name)))
+        out.append(as_pass_item(item, folder))
     return out, skipped

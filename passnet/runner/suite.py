@@ -22,18 +22,14 @@ def candidate_id(spec: CandidateSpec) -> tuple[str, str]:
     library by those of all its folders, the ``synth`` candidate by the bytes of the
     synthesizer."""
     content = ""
-    if spec.kind == "pass":
+    if spec.kind in ("pass", "library"):  # a library: every pass of it, a changed one is new
         folder = Path(str(spec.pass_dir))
         if not folder.is_dir():
-            raise SuiteError(f"pass folder {folder} does not exist")
+            what = "pass folder" if spec.kind == "pass" else "pass library"
+            raise SuiteError(f"{what} {folder} does not exist")
         content = folder_digest(folder)
     elif spec.kind == "synth":
         content = synth_code_hash()
-    elif spec.kind == "library":  # every pass of the library: a changed one is a new candidate
-        folder = Path(str(spec.pass_dir))
-        if not folder.is_dir():
-            raise SuiteError(f"pass library {folder} does not exist")
-        content = folder_digest(folder)
     spec_key = canonical_json({"kind": spec.kind, "options": spec.options})
     return digest(spec_key, content), content
 

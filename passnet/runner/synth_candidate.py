@@ -89,6 +89,14 @@ def synthesize_cached(
     return out  # type: ignore[return-value]
 
 
+def as_pass_item(item: WorkItem, folder: Path) -> WorkItem:
+    """``item`` measured as the pass in ``folder``: same candidate id, shown by its own label
+    (a candidate resolved per task: ``synth``, ``library``)."""
+    spec = CandidateSpec(kind="pass", pass_dir=str(folder.resolve()))
+    name = item.candidate.spec.label
+    return replace(item, candidate=replace(item.candidate, spec=spec, name=name))
+
+
 def skipped_result(variant_graph: str, dtype: str, reason: str | None) -> VariantResult:
     """The stored result of a variant whose task got no pass from the synthesizer."""
     return VariantResult(
@@ -132,10 +140,7 @@ def resolve_synth(
         tid = item.variant.task_id
         r = done[tid]
         if r.status == "written":
-            folder = synth_folder(cache, tasks[tid]) / "pass"
-            spec = CandidateSpec(kind="pass", pass_dir=str(folder.resolve()))
-            name = item.candidate.spec.label
-            out.append(replace(item, candidate=replace(item.candidate, spec=spec, name=name)))
+            out.append(as_pass_item(item, synth_folder(cache, tasks[tid]) / "pass"))
         else:
             v = item.variant.variant
             skipped.append((item, skipped_result(v.graph, v.dtype, r.reason)))
