@@ -59,7 +59,7 @@ def test_exploits_cover_every_rule() -> None:
         "torch-call", "forbidden-import", "dynamic-code", "reflection", "torch-compile",
         "native-code", "process", "thread", "stream", "monkey-patch", "mutable-cache", "io",
         "network", "env", "timer", "fallback", "identity", "tensor-method", "pattern-reuse",
-        "args-compute", "tensor-subclass",
+        "args-compute", "tensor-subclass", "attribute", "builtin", "write",
     }
 
 
@@ -112,11 +112,137 @@ def test_pattern_is_exempt_only_in_pass_files() -> None:
     "    x = tl.load(p).to(tl.float32)\n    tl.store(p, x.sum(axis=0))\n",
     "import torch\ndef f(x):\n    d = torch.cuda.current_device()\n"
     "    return torch.full((2,), 0.0, device=torch.device('cuda', d))\n",
-    "import os\nHERE = os.path.dirname(__file__)\n",
     "def f(d):\n    return ', '.join(d.values()).split(',')[0].index('a')\n",
+    # the allow-list: fresh locals, metadata fields, annotations, math, a pass's own class
+    "import torch\ndef f(x):\n    out = torch.empty_like(x)\n    out[0] = 1\n    out[1:] += 2\n"
+    "    y = x.new_empty(x.shape)\n    y[0] = 0\n    d = dict(a=1)\n    d['b'] = 2\n"
+    "    s = {1}\n    s.add(2)\n    del d['a']\n    return out, y, d, s\n",
+    "def f(x):\n    n = 1\n    for d in x.shape:\n        n *= d\n    m = x.shape[0]\n"
+    "    m += x.stride(0)\n    return n, m, sum(x.shape), tuple(d for d in x.shape)\n",
+    "import torch\ndef f(x):\n    i = torch.finfo(x.dtype)\n"
+    "    p = torch.cuda.get_device_properties(0)\n"
+    "    return i.max, i.min, x.device.type, x.dtype.itemsize, p.multi_processor_count\n",
+    "from __future__ import annotations\nimport math\nfrom typing import Optional\nimport torch\n"
+    "def f(x: torch.Tensor, eps: float = 1e-5, dt=torch.float16) -> Optional[int]:\n"
+    "    return math.ceil(eps) + len(x.shape) if isinstance(eps, float) else None\n",
+    "import triton\nimport triton.language as tl\n_CONFIGS = []\nfor b in (64, 128):\n"
+    "    _CONFIGS.append(triton.Config({'BLOCK': b}, num_warps=4))\n"
+    "@triton.jit\ndef k(p, B: tl.constexpr = 128, DT: tl.constexpr = tl.float32):\n"
+    "    tl.store(p, tl.max(tl.load(p), 0, propagate_nan=tl.PropagateNan.ALL))\n",
+    "class Plan:\n    def __init__(self, n):\n        super().__init__()\n        self.n = n\n"
+    "        self.blocks, self.warps = (n + 127) // 128, 4\n    def grid(self):\n"
+    "        return (self.blocks,)\n_PLAN = Plan(1024)\n"
+    "def f(x):\n    return _PLAN.grid(), _PLAN.n\n",
 ])
 def test_legit_snippets_stay_clean(source: str) -> None:
     assert check_source(source, "snippet.py") == []
+
+
+@pytest.mark.parametrize(("source", "rule"), [
+    ("import os\nHERE = os.path.dirname(__file__)\n", "forbidden-import"),  # stdlib: off the list
+    ("_MEMO = {}\ndef f(x):\n    memo = _MEMO\n    memo[1] = x\n", "mutable-cache"),
+    ("_MEMO = {}\ndef f(x, memo=_MEMO):\n    memo.update(a=x)\n", "mutable-cache"),
+    ("_MEMO = {}\ndef f(x):\n    dict.update(_MEMO, a=x)\n", "mutable-cache"),
+    ("def f(x, acc):\n    acc.append(x)\n", "write"),  # a parameter: maybe the caller's state
+    ("def f(x):\n    acc = [[]]\n    acc[0].append(x)\n", "write"),  # an element: maybe shared
+    ("_L = []\ndef f(x):\n    acc = []\n    acc = _L\n    acc.append(x)\n", "mutable-cache"),
+    ("def f(x, n):\n    n += x\n    return n\n", "write"),  # in place on a list or tensor
+    ("import torch\ndef f(x):\n    out = torch.empty_like(x)\n    out.__class__ = int\n", "write"),
+    ("class P:\n    def put(self, x):\n        self.x = x\n", "write"),  # only in __init__
+    ("class P:\n    def __init__(self, x):\n        self.x = x\n_P = P(0)\n"
+     "def f(x):\n    super(P, _P).__init__()\n", "reflection"),
+    ("_IT = zip(range(9), range(9))\ndef f(x):\n    return next(_IT)\n", "mutable-cache"),
+    ("def f(x):\n    return x.f_back, x.gi_frame, x.tb_frame\n", "reflection"),
+    ("def f(k):\n    return k._kernels, k.fn, k.launch, k.run, k.cache\n", "reflection"),
+    ("def f(x):\n    return x.grad, x.T\n", "attribute"),
+    ("def f(x):\n    return id(x), hash(x)\n", "identity"),
+    ("def f(x):\n    return memoryview(x), __spec__\n", "builtin"),
+    ("import typing\ndef f(x):\n    return typing.get_type_hints(f)\n", "forbidden-import"),
+    ("import triton.language as tl\ndef f(x):\n    return tl.core.builtins.open\n",
+     "forbidden-import"),
+])
+def test_refused_snippets(source: str, rule: str) -> None:
+    assert rule in {v.rule for v in check_source(source, "snippet.py")}, source
+
+
+def test_names_resolve_across_the_folder(tmp_path: Path) -> None:
+    """A helper's import aliases are the import's names in every file: ``kernels.T.matmul`` is
+    ``torch.matmul``; an attribute of a helper's own value is judged as a value's attribute."""
+    root = _copy("helper_import", tmp_path)
+    (root / "kernels.py").write_text((root / "kernels.py").read_text() + "\nT = torch\nBOX = {}\n")
+    scale_add = root / "ScaleAdd.py"
+    before = len(scale_add.read_text().splitlines())
+    scale_add.write_text(scale_add.read_text() + (
+        "from kernels import T\n"  # +1
+        "def helper(x):\n"
+        "    kernels.BOX['last'] = x\n"  # +3: the helper's module state
+        "    kernels.scale_add.cache = x\n"  # +4: an attribute of the helper's function
+        "    return kernels.T.matmul(x, x), T.mm(x, x)\n"))  # +5: torch, twice
+    got = {(v.rule, v.line - before) for v in check_pass_dir(root) if v.file == "ScaleAdd.py"}
+    assert got == {("mutable-cache", 3), ("mutable-cache", 4), ("torch-call", 5)}
+
+
+def test_folder_named_like_torch_stays_torch(tmp_path: Path) -> None:
+    root = tmp_path / "torch"
+    shutil.copytree(HERE / "legit" / "elementwise", root)
+    rule = root / "SiluMul.py"
+    rule.write_text(rule.read_text() + "\n\ndef helper(x):\n    return torch.matmul(x, x)\n")
+    assert [v.rule for v in check_pass_dir(root)] == ["torch-call"]
+
+
+def test_harness_and_interpreter_attributes_are_reserved() -> None:
+    """Every member of the harness's kernel and plan objects and of frames, tracebacks and
+    generators is off the attribute allow-list, and a pass's class cannot add it (mutating
+    methods are judged by the write rule)."""
+    import sys
+
+    import triton
+    import triton.language as tl
+
+    from passnet.integrity.policy_allow import FRAME_ATTRS, HARNESS_ATTRS, MUTATORS, VALUE_ATTRS
+    from passnet.integrity.policy_scope import reserved
+    from passnet.passes.launch import cached
+    from passnet.passes.plans import plan_cache
+
+    @triton.jit
+    def kernel(x, BLOCK: tl.constexpr):
+        pass
+
+    def gen():
+        yield 1
+
+    try:
+        raise ValueError("tb")
+    except ValueError as exc:
+        tb = exc.__traceback__
+    objects = [kernel, cached(kernel), plan_cache(lambda a: (a,)),
+               triton.autotune(configs=[triton.Config({"BLOCK": 1})], key=[])(kernel),
+               triton.heuristics({"BLOCK": lambda a: 1})(kernel), sys._getframe(), tb, gen()]
+    for obj in objects:
+        names = (set(dir(obj)) | set(getattr(obj, "__dict__", {}))) - VALUE_ATTRS - MUTATORS
+        loose = {n for n in names if not n.startswith("__") and not reserved(n)}
+        assert not loose, (type(obj).__name__, sorted(loose))
+        assert names <= HARNESS_ATTRS | FRAME_ATTRS | {n for n in names if n.startswith("__")}
+
+
+def test_triton_names_never_reach_python_modules() -> None:
+    """``triton.language`` names the policy allows lead only to Triton's device-code modules."""
+    import types
+
+    import triton.language as tl
+
+    from passnet.integrity.policy_allow import allowed
+
+    seen, todo = set(), [("triton.language", tl)]
+    while todo:
+        qual, module = todo.pop()
+        for name in dir(module):
+            obj, sub = getattr(module, name, None), f"{qual}.{name}"
+            if isinstance(obj, types.ModuleType) and allowed(sub, called=False):
+                assert obj.__name__.startswith("triton.language"), (sub, obj.__name__)
+                if sub not in seen:
+                    seen.add(sub)
+                    todo.append((sub, obj))
 
 
 def _copy(folder: str, tmp_path: Path) -> Path:
@@ -149,8 +275,8 @@ def test_helper_gets_no_pattern_exemption(tmp_path: Path) -> None:
     (root / "ScaleAdd.py").write_text((root / "ScaleAdd.py").read_text().replace(
         "import kernels\n", "import kernels\nfrom pass_dir.sub.ref import pattern as impl\n"))
     got = {(v.rule, v.file, v.line) for v in check_pass_dir(root)}
-    assert got == {("torch-call", "sub/ref.py", 6), ("env", "sub/ref.py", 9),
-                   ("pattern-reuse", "ScaleAdd.py", 4)}
+    assert got == {("forbidden-import", "sub/ref.py", 1), ("torch-call", "sub/ref.py", 6),
+                   ("env", "sub/ref.py", 9), ("pattern-reuse", "ScaleAdd.py", 4)}
 
 
 def test_folder_level_checks(tmp_path: Path) -> None:
@@ -192,7 +318,7 @@ def test_driver_policy_verdict_is_cached_by_folder_content(tmp_path: Path) -> No
     rule = next(root.glob("SiluMul.py"))
     clean = rule.read_text()
     rule.write_text(clean + "\nimport os\nFLAG = os.environ.get('X')\n")
-    assert [v.rule for v in verdict()] == ["env"]
+    assert [v.rule for v in verdict()] == ["forbidden-import", "env"]  # os is off the list
     rule.write_text(clean)
     assert verdict() == ()
 

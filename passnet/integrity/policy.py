@@ -1,46 +1,43 @@
-"""Static integrity policy for pass folders (layer A of SPEC §8).
+"""Static integrity policy for pass folders (layer A of SPEC §8): an allow-list.
 
-Outside ``pattern``/``replacement_args`` a pass may only allocate tensors, read metadata and
-launch Triton kernels; whatever could compute the answer with torch, hide work from the timer,
-cache results across calls or tamper with the harness is rejected before import. A pure AST walk
-cannot see through values (``a + b``, ``sum(t)``, ``float(t)`` on tensors, state behind an
-object's methods, what a kernel writes): runtime guards must cover those.
+Before any pass code is imported, every file of the folder is walked and every name resolved:
+a pass may name its own folder's modules, functions, classes and constants, and otherwise only
+what ``policy_allow`` lists (torch allocation and metadata, Triton, ``math``, PassNet's launch
+and plan API, pure builtins, tensor metadata attributes). Writes go only into objects fresh in
+the writing function (``policy_writes``). So what could compute with torch, keep state across
+calls, hide work or tamper with the harness is refused because nobody allowed it, and
+``policy_rules`` only names the rule. ``pattern`` (the reference torch code) keeps its own
+looser rules, and ``@triton.jit`` bodies are device code. A pure AST walk cannot see through
+values (``a + b``, ``float(t)`` on tensors, what a kernel writes): runtime guards cover those.
 """
 
 from __future__ import annotations
 
 import ast
-import functools
 import json
+import keyword
 import sys
-from collections.abc import Collection, Iterator
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
 from passnet.graph.source import parse_source
-from passnet.integrity.policy_rules import (
-    BUILTINS,
-    DUNDER_OK,
-    IDENTITY,
-    IMPORT_ALLOW,
-    JIT,
-    METHOD_ALLOW,
-    MUTATORS,
-    PASS_API_MODULES,
-    PATTERN_FUNCS,
-    TORCH_CALL_ALLOW,
-    TORCH_REF_ALLOW,
-    WHY,
-    lookup,
+from passnet.integrity.policy_allow import JIT, PASS_API_MODULES, PATTERN_FUNCS, allowed, importable
+from passnet.integrity.policy_bindings import literal_default
+from passnet.integrity.policy_reads import ReadChecks
+from passnet.integrity.policy_rules import WHY, lookup
+from passnet.integrity.policy_scope import (
+    DEFS,
+    FUNCS,
+    ROOT,
+    Folder,
+    class_members,
+    dunder,
+    dunder_defs_ok,
+    make_folder,
+    outer_parts,
+    reserved,
 )
-
-
-@functools.cache
-def _tensor_methods() -> frozenset[str]:
-    """Every torch.Tensor method (dunders like __add__ too, properties not) but allowed ones."""
-    import torch
-    names = {n for n in dir(torch.Tensor) if callable(getattr(torch.Tensor, n, None))}
-    return frozenset(names - set(dir(object)) - METHOD_ALLOW - IDENTITY)
 
 
 @dataclass(frozen=True)
@@ -65,113 +62,20 @@ class PolicyError(Exception):
         super().__init__(f"pass violates the integrity policy ({len(violations)}):\n{listing}")
 
 
-@dataclass
-class _Scope:
-    aliases: dict[str, str]  # name -> dotted name it is bound to (imports, `F = torch.x`)
-    names: set[str]  # every name bound in the scope: params, stores, defs, imports
-    is_function: bool
+class _Checker(ReadChecks):
+    """One file's AST walk: the region (module, code, pattern, args, triton) decides which rules
+    apply; scopes and the folder resolve names (``import torch as T``, ``kernels.T``). Names
+    and attributes: ``policy_reads``; writes: ``policy_writes``; scopes: ``policy_scope``."""
 
-
-_FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
-_MUTABLE = (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)
-
-
-def _outer_parts(fn: ast.AST) -> list[ast.expr]:
-    """Decorators, defaults and annotations: evaluated once, in the enclosing scope."""
-    a = fn.args  # type: ignore[attr-defined]
-    notes = [x.annotation for x in a.posonlyargs + a.args + a.kwonlyargs]
-    rest = [x for x in a.kw_defaults + notes + [getattr(fn, "returns", None)] if x]
-    return getattr(fn, "decorator_list", []) + a.defaults + rest
-
-
-def _own_nodes(node: ast.AST) -> Iterator[ast.AST]:
-    """Walk a scope's body without entering nested function bodies (their own scopes)."""
-    body = node.body  # type: ignore[attr-defined]
-    todo = list(body) if isinstance(body, list) else [body]
-    while todo:
-        cur = todo.pop()
-        yield cur
-        todo.extend(_outer_parts(cur) if isinstance(cur, _FUNCS) else ast.iter_child_nodes(cur))
-
-
-def _literal_getattr(node: ast.AST | None) -> str | None:
-    """The name in ``getattr(obj, "name")`` (an attribute access in disguise), else None."""
-    call = isinstance(node, ast.Call) and getattr(node.func, "id", "") == "getattr"
-    args = node.args if call and len(node.args) == 2 else [None, None]  # type: ignore[union-attr]
-    return args[1].value if isinstance(getattr(args[1], "value", None), str) else None
-
-
-class _Checker:
-    """One file's AST walk: the region (module, code, pattern, args, triton) decides which torch
-    use is legal; scopes resolve aliases (``import torch as T``, ``F = T.nn.functional``)."""
-
-    def __init__(self, filename: str, is_pass: bool, local_modules: Collection[str],
-                 packages: Collection[str]) -> None:
-        self.filename, self.is_pass, self.region = filename, is_pass, "module"
-        self.local_modules, self.packages = set(local_modules), set(packages) | {"pass_dir"}
-        self.out: list[Violation] = []
-        self.module_quals: set[str] = set()  # what `import x` statements bind: module objects
-        self.stack: list[_Scope] = []
-        self.parents: dict[ast.AST, ast.AST] = {}
-
-    def report(self, rule: str, node: ast.AST, what: str, why: str = "") -> None:
-        message = f"{what}: {why or WHY[rule]}"
-        self.out.append(Violation(rule, self.filename, getattr(node, "lineno", 0), message))
-
-    def qual(self, node: ast.AST | None) -> str | None:
-        """The dotted name an expression stands for, or None when it is not an import's."""
-        if isinstance(node, ast.Name):
-            hit = [s for s in self.stack if node.id in s.names or node.id in s.aliases]
-            return hit[-1].aliases.get(node.id) if hit else None
-        name = node.attr if isinstance(node, ast.Attribute) else _literal_getattr(node)
-        if name is None:
-            return None
-        inner = node.value if isinstance(node, ast.Attribute) else node.args[0]  # type: ignore
-        base = self.qual(inner)
-        return f"{base}.{name}" if base else None
-
-    def builtin(self, node: ast.AST) -> str:
-        """The builtin a bare name refers to ('' when the file binds that name itself)."""
-        name = node.id if isinstance(node, ast.Name) else ""
-        return "" if any(name in s.names or name in s.aliases for s in self.stack) else name
-
-    def local(self, name: str) -> bool:
-        """Bound in the innermost function; anything else outlives a call."""
-        return not self.stack[-1].is_function or name in self.stack[-1].names
-
-    def push_scope(self, node: ast.AST) -> None:
-        a = getattr(node, "args", None)
-        params = {p.arg for p in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg]
-                  if p} if a else set()
-        self.stack.append(scope := _Scope({}, params, isinstance(node, _FUNCS)))
-        own, declared = list(_own_nodes(node)), set()
-        for n in own:
-            if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
-                scope.names.add(n.id)
-            elif isinstance(n, (*_FUNCS[:2], ast.ClassDef, ast.ExceptHandler)) and n.name:
-                scope.names.add(n.name)
-            elif isinstance(n, (ast.Global, ast.Nonlocal)):
-                declared.update(n.names)
-            elif isinstance(n, (ast.Import, ast.ImportFrom)):
-                for al in n.names:
-                    bound = al.asname or al.name.split(".")[0]
-                    if isinstance(n, ast.Import):
-                        scope.aliases[bound] = al.name if al.asname else bound
-                        self.module_quals.add(scope.aliases[bound])
-                    elif n.module and not n.level:
-                        scope.aliases[bound] = f"{n.module}.{al.name}"
-                    scope.names.add(bound)
-        scope.names -= declared
-        for _ in range(3):  # alias chains: `G = F` after `F = torch.nn.functional`
-            for n in own:
-                if isinstance(n, ast.Assign) and (q := self.qual(n.value)):
-                    scope.aliases.update((t.id, q) for t in n.targets if isinstance(t, ast.Name))
+    def __init__(self, filename: str, is_pass: bool, folder: Folder) -> None:
+        super().__init__(filename, folder, WHY)
+        self.is_pass = is_pass
 
     def visit(self, node: ast.AST) -> None:
         if handler := getattr(self, f"on_{type(node).__name__}", None):
             handler(node)
-        funcs = isinstance(node, _FUNCS)  # a def's body is visited below, in its own scope
-        for child in _outer_parts(node) if funcs else ast.iter_child_nodes(node):
+        funcs = isinstance(node, FUNCS)  # a def's body is visited below, in its own scope
+        for child in outer_parts(node) if funcs else ast.iter_child_nodes(node):
             self.visit(child)
         if not funcs:
             return
@@ -184,20 +88,42 @@ class _Checker:
             self.region = ("pattern" if name == "pattern" else "args") if ref else (
                 "triton" if jit else "code")
         self.push_scope(node)
+        self.fns.append(node)
         for stmt in node.body if isinstance(node.body, list) else [node.body]:
             self.visit(stmt)
+        self.fns.pop()
         self.stack.pop()
         self.region = saved
 
+    # -- definitions ------------------------------------------------------------------------
     def on_FunctionDef(self, fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> None:
         for d in fn.args.defaults + [d for d in fn.args.kw_defaults if d]:
-            ctor = self.builtin(d.func) if isinstance(d, ast.Call) else ""
-            if isinstance(d, _MUTABLE) or ctor in {"dict", "list", "set", "bytearray"}:
-                self.report("mutable-cache", d, "mutable default argument")
-        if getattr(fn, "name", "") in {"__torch_function__", "__torch_dispatch__"}:
-            self.report("tensor-subclass", fn, fn.name)  # type: ignore[union-attr]
+            if not literal_default(d, self.qual):  # an import's object: a module, a function
+                self.report("reflection" if self.qual(d) else "mutable-cache", d, f"default "
+                            f"{ast.unparse(d)}", "defaults are made once and shared by every "
+                            "call: only numbers, strings, None, booleans, tuples of them, dtypes")
+        name = getattr(fn, "name", "")
+        if name in {"__torch_function__", "__torch_dispatch__"}:
+            self.report("tensor-subclass", fn, name)
+        elif isinstance(self.parents.get(fn), ast.ClassDef) and dunder(name) and \
+                not dunder_defs_ok(name):
+            self.report("reflection", fn, f"defines {name}", "a pass's class may define only "
+                        "__init__, __repr__, comparisons, __len__, __getitem__, __iter__, "
+                        "__call__: other dunders run code behind operators and the interpreter")
 
     on_AsyncFunctionDef = on_Lambda = on_FunctionDef
+
+    def on_ClassDef(self, node: ast.ClassDef) -> None:
+        if any((self.qual(b) or "").startswith("torch.") for b in node.bases):
+            self.report("tensor-subclass", node, f"class {node.name} subclasses a torch type")
+        if node.keywords:
+            self.report("reflection", node, f"class {node.name} takes keywords (a metaclass)")
+        for name, where in class_members(node):
+            if dunder(name) and not isinstance(where, DEFS) and not dunder_defs_ok(name):
+                self.report("reflection", where, f"class {node.name} binds {name}")
+            elif reserved(name) and not dunder(name):
+                self.report("attribute", where, f"class {node.name} defines {name!r}", "the name "
+                            "of a tensor, kernel, plan or frame member: pick another name")
 
     def on_Import(self, node: ast.Import) -> None:
         for al in node.names:
@@ -207,60 +133,40 @@ class _Checker:
         for al in node.names:
             if al.name in PATTERN_FUNCS:
                 self.report("pattern-reuse", node, f"imports {al.name}")
+        if any(al.name == "*" for al in node.names):  # even the folder's: names it cannot see
+            self.report("forbidden-import", node, f"star import from {node.module or '.'}",
+                        "it binds names the check cannot see: import names one by one")
         if node.level > 1:
             self.report("forbidden-import", node, "relative import outside the pass folder")
         elif not node.level and self.check_module(mod := node.module or "", node):
             for al in node.names:
                 qual = f"{mod}.{al.name}"
                 if al.name == "*":
-                    self.report("forbidden-import", node, f"star import from {mod} hides names")
-                elif hit := lookup(qual):
+                    continue
+                if hit := lookup(qual):
                     self.report(hit[0], node, f"imports {qual}", hit[1])
-                elif mod.split(".")[0] == "torch" and qual not in TORCH_REF_ALLOW | {
-                        "torch.fx", "torch.cuda"}:
-                    self.report("torch-call", node, f"imports {qual}")
+                elif not (allowed(qual, called=False) or importable(qual)):
+                    rule = "torch-call" if mod.split(".")[0] == "torch" else "forbidden-import"
+                    self.report(rule, node, f"imports {qual}", "" if rule == "torch-call" else
+                                f"{qual} is not on the allow-list")
 
     def check_module(self, name: str, node: ast.AST) -> bool:
-        """Flag a forbidden module; True when the names imported from it still need checks."""
-        top = name.split(".")[0]
-        if top in self.packages or top in self.local_modules:
+        """Flag a module off the allow-list; True when the names imported from it need checks."""
+        if name.split(".")[0] in self.folder.roots or self.folder.split(name):
             return False  # the folder's own files are checked themselves
         if name in PASS_API_MODULES:
             return True  # its names are checked one by one against PASS_API
         if hit := lookup(name):
             self.report(hit[0], node, f"imports {name}", hit[1])
-        elif top not in IMPORT_ALLOW:
-            self.report("forbidden-import", node, f"{name} is not on the import allowlist")
-        return not hit and top in IMPORT_ALLOW
-
-    def on_ClassDef(self, node: ast.ClassDef) -> None:
-        if any((self.qual(b) or "").startswith("torch.") for b in node.bases):
-            self.report("tensor-subclass", node, f"class {node.name} subclasses a torch type")
+        elif not importable(name):
+            self.report("forbidden-import", node, f"imports {name}",
+                        f"{name} is not on the allow-list")
+        return not hit and importable(name)
 
     def on_Global(self, node: ast.Global | ast.Nonlocal) -> None:
         self.report("mutable-cache", node, f"{type(node).__name__.lower()} {node.names}")
 
     on_Nonlocal = on_Global
-
-    def on_Assign(self, node: ast.Assign | ast.AugAssign | ast.AnnAssign | ast.Delete) -> None:
-        targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
-        for t in targets:
-            for sub in t.elts if isinstance(t, (ast.Tuple, ast.List)) else [t]:
-                self.check_mutation(sub, node)
-
-    on_AugAssign = on_AnnAssign = on_Delete = on_Assign
-
-    def check_mutation(self, target: ast.AST, node: ast.AST) -> None:
-        """Writes through an imported object patch it; writes through a non-local keep state."""
-        root = target
-        while isinstance(root, (ast.Attribute, ast.Subscript)):
-            root = root.value
-        if root is target or not isinstance(root, ast.Name) or self.region == "triton":
-            return
-        if self.qual(root):
-            self.report("monkey-patch", node, f"writes into {root.id}")
-        elif not self.local(root.id):
-            self.report("mutable-cache", node, f"mutates non-local {root.id!r}")
 
     def on_Try(self, node: ast.Try) -> None:
         for h in node.handlers if self.region == "code" else []:
@@ -271,84 +177,14 @@ class _Checker:
 
     on_TryStar = on_Try
 
-    def on_Call(self, node: ast.Call) -> None:
-        func, args, fname = node.func, node.args, self.builtin(node.func)
-        if (member := _literal_getattr(node)) and self.qual(args[0]):
-            self.check_chain(node)
-        elif member:
-            self.check_member(member, node)
-        elif fname == "getattr":
-            self.report("reflection", node, "getattr with a computed name")
-        elif fname in {"setattr", "delattr"}:
-            rule = "monkey-patch" if args and self.qual(args[0]) else "reflection"
-            self.report(rule, node, f"{fname}()")
-        elif fname in BUILTINS:
-            self.report(BUILTINS[fname], node, f"{fname}()")
-        elif fname == "next" and args and isinstance(args[0], ast.Name) and not self.local(
-                args[0].id):
-            self.report("mutable-cache", node, "next() on a shared iterator")
-        owner = self.qual(func.value) if isinstance(func, ast.Attribute) else None
-        if getattr(func, "attr", "") in MUTATORS and owner not in self.module_quals and (
-                owner or "").split(".")[0] not in {"torch", "triton"}:  # torch.add is no write
-            self.check_mutation(func, node)
 
-    def on_BinOp(self, node: ast.BinOp) -> None:
-        if isinstance(node.op, ast.MatMult):  # only tensors/arrays implement `@`
-            self.check_member("__matmul__", node)
-
-    def on_Attribute(self, node: ast.Attribute) -> None:
-        if node.attr.startswith("__") and node.attr not in DUNDER_OK:
-            self.report("reflection", node, node.attr)
-        info = self.qual(getattr(node.value, "func", None)) in {"torch.finfo", "torch.iinfo"}
-        if node.attr in PATTERN_FUNCS and isinstance(node.ctx, ast.Load):
-            self.report("pattern-reuse", node, f"uses {node.attr}")
-        elif isinstance(node.ctx, ast.Load) and self.qual(node.value) is None and not info:
-            self.check_member(node.attr, node)
-        self.check_chain(node)
-
-    def check_member(self, name: str, node: ast.AST) -> None:
-        """Tensor members in wrapper code, called or not (``f = x.matmul`` counts too)."""
-        if self.region in {"pattern", "triton"}:
-            return
-        if name in IDENTITY:
-            self.report("identity", node, f".{name}")
-        elif name in _tensor_methods():
-            rule = "args-compute" if self.region == "args" else "tensor-method"
-            self.report(rule, node, "the @ operator" if name == "__matmul__" else f".{name}")
-
-    def on_Name(self, node: ast.Name) -> None:
-        if not isinstance(node.ctx, ast.Load):
-            return
-        if node.id in PATTERN_FUNCS:
-            self.report("pattern-reuse", node, f"uses {node.id}")
-        called = getattr(self.parents.get(node), "func", None) is node
-        if self.builtin(node) in BUILTINS and not called:
-            self.report(BUILTINS[node.id], node, f"{node.id} used as a value")
-        self.check_chain(node)
-
-    def check_chain(self, node: ast.AST) -> None:
-        """Judge the outermost dotted reference (``torch.cuda.Stream``, not ``torch.cuda``)."""
-        parent = self.parents.get(node)
-        if isinstance(parent, ast.Attribute) or (
-                _literal_getattr(parent) and parent.args[0] is node):  # type: ignore[union-attr]
-            return
-        qual = self.qual(node)
-        if qual is None or not isinstance(getattr(node, "ctx", ast.Load()), ast.Load):
-            return
-        called = isinstance(parent, ast.Call) and parent.func is node
-        hit = lookup(qual)
-        if qual in self.module_quals and not called:
-            if not (isinstance(parent, ast.Assign) and parent.value is node):  # `T = torch` ok
-                self.report("reflection", node, f"module {qual} passed around as a value")
-        elif self.region == "pattern":  # the reference code: any torch API, no global state
-            if hit and hit[0] == "monkey-patch":
-                self.report(hit[0], node, qual, hit[1])
-        elif hit:
-            self.report(hit[0], node, qual, hit[1])
-        elif qual.split(".")[0] == "torch" and qual not in (
-                TORCH_CALL_ALLOW if called else TORCH_REF_ALLOW):
-            rule = "args-compute" if self.region == "args" else "torch-call"
-            self.report(rule, node, f"{'call to' if called else 'reference to'} {qual}")
+def _check(tree: ast.Module, filename: str, is_pass: bool, folder: Folder) -> list[Violation]:
+    checker = _Checker(filename, is_pass, folder)
+    checker.parents = {c: p for p in ast.walk(tree) for c in ast.iter_child_nodes(p)}
+    checker.push_scope(tree)
+    checker.visit(tree)
+    found = {Violation(rule, filename, line, message) for rule, line, message in checker.out}
+    return sorted(found, key=lambda v: (v.line, v.rule, v.message))
 
 
 def check_source(source: str, filename: str, *, is_pass: bool = True,
@@ -360,11 +196,8 @@ def check_source(source: str, filename: str, *, is_pass: bool = True,
         tree = parse_source(source, filename)
     except SyntaxError as exc:
         return [Violation("syntax", filename, exc.lineno or 0, str(exc.msg))]
-    checker = _Checker(filename, is_pass, local_modules, packages)
-    checker.parents = {c: p for p in ast.walk(tree) for c in ast.iter_child_nodes(p)}
-    checker.push_scope(tree)
-    checker.visit(tree)
-    return sorted(set(checker.out), key=lambda v: (v.line, v.rule, v.message))
+    folder = make_folder([(filename, tree)], {ROOT, *packages}, local_modules)
+    return _check(tree, filename, is_pass, folder)
 
 
 _NATIVE_SUFFIXES = frozenset({".so", ".pyd", ".dll", ".dylib", ".pth", ".pyc"})
@@ -389,17 +222,26 @@ def check_pass_dir(path: str | Path) -> list[Violation]:
            for s in stems if not (root / f"{s}.py").is_file()]
     passes = {root / f"{s}.py" for s in stems}
     files = sorted(p for p in root.rglob("*") if "__pycache__" not in p.relative_to(root).parts)
-    local = {p.relative_to(root).parts[0].removesuffix(".py") for p in files}
+    sources: dict[str, ast.Module | None] = {}
     for p in files:
         rel = p.relative_to(root).as_posix()
         if p.suffix == ".py" and p.is_file():
-            out += check_source(p.read_text(encoding="utf-8", errors="replace"), rel,
-                                is_pass=p in passes, local_modules=local,
-                                packages={"pass_dir", root.name})
+            try:
+                sources[rel] = parse_source(p.read_text(encoding="utf-8", errors="replace"), rel)
+            except SyntaxError as exc:
+                out.append(Violation("syntax", rel, exc.lineno or 0, str(exc.msg)))
+                sources[rel] = None
         if p.suffix in _NATIVE_SUFFIXES:
             out.append(Violation("native-code", rel, 0, "compiled file bypasses the source check"))
         elif p.suffix == ".py" and "/" not in rel and p.stem in _SHADOWABLE:
             out.append(Violation("shadow", rel, 0, f"{p.name} shadows the real {p.stem} module"))
+    roots = {ROOT} | ({root.name} if root.name.isidentifier() and not keyword.iskeyword(
+        root.name) and root.name not in _SHADOWABLE else set())
+    dirs = [(p.relative_to(root).as_posix() + "/__init__.py", None) for p in files if p.is_dir()]
+    folder = make_folder([*sources.items(), *dirs], roots, skip=_SHADOWABLE)
+    for rel, tree in sources.items():
+        if tree is not None:
+            out += _check(tree, rel, root / rel in passes, folder)
     return sorted(out, key=lambda v: (v.file, v.line, v.rule, v.message))
 
 
