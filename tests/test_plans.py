@@ -92,3 +92,23 @@ def test_a_wrapper_whose_outputs_may_alias_its_inputs_stays_plain() -> None:
     source = module_source("t", "synth_t_0", kernel, group.source, len(group.inputs))
     assert "@plan_cache" not in source and "plan_cache" not in source
     assert ".is_contiguous():" in source
+
+
+def test_a_plan_is_frozen_and_the_cache_is_written_only_by_its_misses() -> None:
+    """A memo cannot hide in a plan: the value a call gets back cannot be changed, the cache
+    cannot be written directly, and a signature cannot carry an identity."""
+    plan = plan_cache(lambda n: ([n, n], {"BLOCK": n}))
+    value = plan[4,]
+    assert value == ((4, 4), {"BLOCK": 4}) and isinstance(value[0], tuple)
+    with pytest.raises(TypeError):
+        value[1]["memo"] = 1  # a read-only mapping
+    for write in (lambda: plan.__setitem__((5,), 1), lambda: plan.update({(5,): 1}),
+                  lambda: plan.setdefault((5,), 1), lambda: plan.pop((4,)), plan.clear,
+                  lambda: plan.__delitem__((4,))):  # fmt: skip
+        with pytest.raises(TypeError, match="written only by its own misses"):
+            write()
+    assert dict(plan) == {(4,): value}
+    x = torch.ones(2)
+    for identity in (id(x), x.data_ptr(), hash(x), float(id(x))):
+        with pytest.raises(TypeError, match="as large as an address or an id"):
+            plan[identity,]

@@ -273,8 +273,11 @@ def test_local_pool_uses_every_gpu_once(suite, tmp_path):
 
     if not torch.cuda.is_available():
         pytest.skip("needs a CUDA GPU")
-    pool = LocalPool("cuda")
-    assert pool.slots == [f"cuda:{i}" for i in range(torch.cuda.device_count())]
+    gpus = [f"cuda:{i}" for i in range(torch.cuda.device_count())]
+    pool = LocalPool("cuda")  # prepares ahead: several slots a GPU, every GPU alike
+    assert sorted(set(pool.slots)) == gpus
+    assert pool.slots == [g for g in gpus for _ in range(pool.prepare_ahead)]
+    assert LocalPool("cuda", prepare_ahead=1).slots == gpus
     with pytest.raises(ExecutorError, match="never shares a GPU"):
         LocalPool("cuda", jobs=torch.cuda.device_count() + 1)
     cfg = BenchConfig(suite=suite, candidates=CANDIDATES, device="cuda", parameters=RUN_PARAMS)

@@ -162,7 +162,7 @@ def _hang_request(tmp_path: Path) -> Path:
         seed=1,
         recheck_seed=2,
         candidate=CandidateSpec(kind="pass", pass_dir=str(folder)).model_dump(),
-        parameters=Parameters(policy=False, runtime_checks=False).model_dump(),
+        parameters=Parameters(policy=False, runtime_checks=False, audit_hook=False).model_dump(),
     )
     path = tmp_path / "request.json"
     path.write_text(request.model_dump_json())

@@ -209,6 +209,10 @@ class Parameters(BaseModel):
     call_path: str = "direct"
     policy: bool = Field(default=True, description="static policy on pass sources (layer A)")
     runtime_checks: bool = Field(default=True, description="runtime integrity checks (layer B)")
+    audit_hook: bool = Field(
+        default=True, description="refuse frame access, gc walks, native code, processes, "
+        "files and dynamic code while pass code runs (passnet.integrity.audit)",
+    )
     fresh_trials: int = Field(default=2, description="extra correctness trials on secret seeds")
     sampled_checks: int = Field(default=4, description="checked calls hidden among timed calls")
     cuda_memory_fraction: float | None = Field(

@@ -240,8 +240,8 @@ def _start(device: str, role: str, env: dict[str, str]) -> Zygote:
 def fork_worker(
     device: str, role: str, env: dict[str, str], spec: dict[str, Any], fds: list[int]
 ) -> ForkedProcess:
-    """A worker forked from the zygote of its kind, given ``fds`` (its stdin, log and result
-    channel) and ``spec`` (its TMPDIR and limits); a dead zygote is restarted once."""
+    """A worker forked from the zygote of its kind, given ``fds`` (its log, result channel
+    and timing witness; its stdin is made here) and ``spec`` (its TMPDIR and limits); a dead zygote is restarted once."""
     stdin_r, stdin_w = os.pipe()
     status_r, status_w = os.pipe()
     spec = {**spec, "driver": os.getpid(), "device": device}

@@ -6,9 +6,10 @@ that cost for the reference, the candidate and Inductor alike, so the regime sho
 replacement's kernels are worth on the device. Correctness trials, the ghost replay and the
 runtime guards run on the default (direct) path before capture, as for every pass. During
 timing each side's callable is its graph's replay on the side's own inputs (the static
-buffers); a few candidate calls at secret positions become checked replays: the harness
-writes fresh values into the static inputs, replays, compares with eager on those values and
-puts the timing values back. Copying inputs belongs to the harness and is never timed.
+buffers), into which every call's fresh values are written first
+(``passnet.integrity.timed_values``); a few candidate calls at secret positions become checked
+replays, compared with eager on a copy of those values. Copying inputs belongs to the harness
+and is never timed.
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ from typing import Any
 
 import torch
 
-from passnet.core.results import SideTiming, Timing
 from passnet.evaluation.timing import Side
+from passnet.evaluation.timing_stats import per_call  # noqa: F401 - part of this module's API
 from passnet.integrity import checks
 
 
@@ -78,19 +79,6 @@ def graph_probe(device: torch.device) -> Callable[[], Any]:
     return GraphedCall(lambda t: (t,), [x], device)
 
 
-def per_call(timing: SideTiming, calls: int) -> SideTiming:
-    """A replay's timing as per-call times (every sample divided by ``calls``)."""
-
-    def scale(t: Timing | None) -> Timing | None:
-        if t is None or calls == 1:
-            return t
-        return t.model_copy(update={
-            "samples_us": [round(x / calls, 4) for x in t.samples_us],
-            "median_us": t.median_us / calls, "iqr_us": t.iqr_us / calls})  # fmt: skip
-
-    return SideTiming(wall=scale(timing.wall), cuda_event=scale(timing.cuda_event))
-
-
 def graph_sides(
     sides: list[Side],
     device: torch.device,
@@ -120,25 +108,18 @@ def graph_sides(
         if s.name == "candidate":
             hook = (lambda args, g=graphed: check(g, list(args))) if check else None
             candidate = checks.TimedSampler(graphed, per_run, positions, frozenset(), hook)
-            out.append(Side(s.name, candidate, s.args))
+            out.append(Side(s.name, candidate, s.args, s.before, s.after))
         else:
-            out.append(Side(s.name, checks.TimedSampler(graphed, per_run), s.args))
+            sampler = checks.TimedSampler(graphed, per_run)
+            out.append(Side(s.name, sampler, s.args, s.before, s.after))
     assert candidate is not None, "no candidate side"
     return out, candidate, dropped
 
 
-def checked_replay(
-    graphed: GraphedCall,
-    inputs: list,
-    fresh: Callable[[], list],
-    judge: Callable[[Any, list], None],
-) -> Any:
-    """Replay on fresh values written into the static inputs, judge the outputs against eager
-    on a copy of those values, then restore the timing values (and their outputs)."""
-    saved = checks.clone_tree(inputs)
-    checks.copy_values(inputs, fresh())
+def checked_replay(graphed: GraphedCall, inputs: list, judge: Callable[[Any, list], None]) -> Any:
+    """Replay on the values the harness just wrote into the static inputs and judge the
+    outputs against eager on a copy of those values."""
     r_in = checks.clone_tree(inputs)
     out = graphed()
     judge(out, r_in)
-    checks.copy_values(inputs, saved)
-    return graphed()
+    return out

@@ -13,6 +13,7 @@ the integrity layers and the candidates.
 
 from __future__ import annotations
 
+import os
 import secrets
 import time
 from typing import Any
@@ -42,10 +43,11 @@ from passnet.evaluation.timing import (
 )
 from passnet.evaluation.variant import error_site, sandbox_facts, short_error
 from passnet.graph.sample import SampleError, load_module, load_sample, materialize
-from passnet.integrity import checks
+from passnet.integrity import audit, checks
 from passnet.integrity.policy import PolicyError, enforce
 from passnet.integrity.runtime import Runtime
 from passnet.passes.matcher import to_fx
+from passnet.passes.plans import PlanWriteError
 from passnet.scores.compare import StructureError, compare_outputs
 
 
@@ -72,6 +74,7 @@ class VariantRun(TimingPhase):
             self._interpreter_timing()
         self.rt: Runtime | None = None
         self.own: list[Finding] = []  # findings of the worker itself (policy, null kernel)
+        self.refused: list[Finding] = []  # the audit hook's refusals (all fatal)
         # Opened before any pass code runs: held shared while preparing, exclusive to time.
         self.timing_lock = DeviceLock(req.lock_dir, device) if req.lock_dir else None
         self.lock_wait = 0.0  # seconds waited for the device's lock (phase_seconds.wait)
@@ -79,7 +82,6 @@ class VariantRun(TimingPhase):
         self.trials: list[checks.Trial] = []
         self.ref_mutates = False  # does the reference itself write into its inputs (x += y)?
         self.timed: list = []  # comparisons of the checked timed calls
-        self.expected: Any = None  # the reference's outputs on the timing inputs
 
     def _interpreter_timing(self) -> None:
         """Interpreted kernels: times mean nothing. Check in full, time just enough for the
@@ -105,12 +107,23 @@ class VariantRun(TimingPhase):
     def note(self, text: str) -> None:
         self.result.timing_note = "; ".join(x for x in (self.result.timing_note, text) if x)
 
+    def integrity_error(self, exc: BaseException) -> None:
+        """A failure that is evidence of an exploit (a write into a frozen launch plan: a
+        memo kept across calls) becomes a fatal finding."""
+        if isinstance(exc, PlanWriteError):
+            self.own.append(Finding(check="plan-write", detail=f"{exc}{error_site(exc)}",
+                                    phase=self.rt.phase if self.rt is not None else "load"))
+
     def check_rejected(self) -> None:
-        if self.rt is not None and self.rt.fatal():
+        if self.fatal():
             raise Failed(Status.REJECTED)
 
+    def fatal(self) -> list[Finding]:
+        own = [f for f in self.own if f.fatal and not f.check.startswith("policy:")]
+        return [*self.refused, *(self.rt.fatal() if self.rt is not None else []), *own]
+
     def findings(self) -> list[Finding]:
-        return [*(self.rt.findings if self.rt is not None else []), *self.own]
+        return [*self.refused, *(self.rt.findings if self.rt is not None else []), *self.own]
 
     def fail(self, status: Status, message: str) -> dict[str, Any]:
         """The result of a failed variant; evidence of an exploit overrides the status."""
@@ -118,7 +131,7 @@ class VariantRun(TimingPhase):
             self.result.phase_seconds["wait"] = self.lock_wait  # a real wait, not the syscall
         self.phase("failed")
         self.result.integrity = self.findings()
-        fatal = self.rt.fatal() if self.rt is not None else []
+        fatal = self.fatal()
         if fatal and status is not Status.SAMPLE_ERROR:
             status = Status.REJECTED
             message = "integrity: " + "; ".join(f"{f.check}: {f.detail}" for f in fatal[:4])
@@ -191,6 +204,8 @@ class VariantRun(TimingPhase):
             self.rt = Runtime(self.device, watch_dynamo=params.call_path != "dynamo")
             self.rt.snapshot()
             loading = self.rt.probe()
+        if params.audit_hook and self.kind.runs_pass_code and spec.pass_dir:
+            self.install_audit(spec.pass_dir)
         try:
             self.built = build_candidate(spec, self.cand_module, self.cand_inputs, params.call_path)
         except NoMatchError as exc:
@@ -214,7 +229,21 @@ class VariantRun(TimingPhase):
             self.checker = checks.CandidateChecker(
                 rt, guarded or self.built.fn, self.ref_module.forward, self.device
             )
+            rt.watch_instances(self, self.checker)
         self.phase("build")
+
+    def install_audit(self, pass_dir: str) -> None:
+        """The audit hook, for the rest of this worker's life (``passnet.integrity.audit``):
+        refusals are fatal findings of the phase they happen in."""
+        import tempfile
+
+        def report(kind: str, detail: str) -> None:
+            if len(self.refused) < 20:
+                phase = self.rt.phase if self.rt is not None else "load"
+                self.refused.append(Finding(check=f"audit:{kind}", detail=detail, phase=phase))
+
+        writable = [tempfile.gettempdir(), os.environ.get("TRITON_CACHE_DIR", "")]
+        audit.install(pass_dir, writable, report)
 
     # -- correctness and ghost -------------------------------------------------------------
 
@@ -252,6 +281,7 @@ class VariantRun(TimingPhase):
             with torch.no_grad():
                 out, pristine, mutated = self.call_candidate(inputs)
         except Exception as exc:  # noqa: BLE001 - any failure of the candidate is classified
+            self.integrity_error(exc)
             status = Status.COMPILE_ERROR if dynamo and k == 0 else Status.RUNTIME_ERROR
             raise Failed(status, f"{short_error(exc)}{error_site(exc)}{where}") from exc
         if k == 0:  # the candidate's first call: Triton's or a compiler's compile happens here

@@ -30,6 +30,7 @@ import resource
 import secrets
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -40,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from passnet.core.results import STATUS_ERROR_CLASS, Finding, Status, VariantResult
-from passnet.evaluation import device_lock, forkserver, lifetime
+from passnet.evaluation import device_lock, forkserver, lifetime, witness
 from passnet.evaluation.compile_cache import compile_cache_dir, share_compile_tmp, switched_off
 from passnet.evaluation.worker import WorkerRequest
 
@@ -193,6 +194,7 @@ class _Worker:
     tmpdir: str
     read_fd: int
     log_path: Path
+    seen: socket.socket  # the parent's end of the timing witness (passnet.evaluation.witness)
 
     def discard(self) -> None:
         _kill_group(self.proc)
@@ -202,6 +204,7 @@ class _Worker:
             os.close(self.read_fd)
         except OSError:
             pass
+        self.seen.close()
         shutil.rmtree(self.tmpdir, ignore_errors=True)
 
 
@@ -252,27 +255,30 @@ def _spawn(key: _Key) -> _Worker:
     if trusted:
         share_compile_tmp(tmpdir)
     read_fd, write_fd = os.pipe()
+    seen, theirs = witness.pair()
     log_path = Path(tmpdir) / "worker.log"
     try:
         with open(log_path, "wb") as log:
             proc = lifetime.in_spawner_thread(lambda: subprocess.Popen(
                 [sys.executable, "-m", "passnet.evaluation.worker", "--result-fd", str(write_fd),
-                 "--parent-pid", str(os.getpid())] + argv,
+                 "--witness-fd", str(theirs.fileno()), "--parent-pid", str(os.getpid())] + argv,
                 stdin=subprocess.PIPE,
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 cwd=tmpdir,
                 env=worker_env(device, tmpdir, trusted=trusted),
-                pass_fds=(write_fd,),
+                pass_fds=(write_fd, theirs.fileno()),
                 start_new_session=True,
             ))  # fmt: skip
     except BaseException:
         os.close(read_fd)
+        seen.close()
         shutil.rmtree(tmpdir, ignore_errors=True)
         raise
     finally:
         os.close(write_fd)
-    return _Worker(proc, tmpdir, read_fd, log_path)
+        theirs.close()
+    return _Worker(proc, tmpdir, read_fd, log_path, seen)
 
 
 def _fork(key: _Key, warm: bool = False) -> _Worker | None:
@@ -284,6 +290,7 @@ def _fork(key: _Key, warm: bool = False) -> _Worker | None:
     if trusted:
         share_compile_tmp(tmpdir)
     read_fd, write_fd = os.pipe()
+    seen, theirs = witness.pair()
     log_path = Path(tmpdir) / "worker.log"
     spec = {"tmpdir": tmpdir, "memory_limit": memory_limit, "isolate_network": isolate_network,
             "cpus": sorted(cpus) if cpus else None, "warm": warm,
@@ -291,16 +298,19 @@ def _fork(key: _Key, warm: bool = False) -> _Worker | None:
     try:
         with open(log_path, "wb") as log:
             env = worker_env(device, tmpdir, trusted=trusted)
-            proc = forkserver.fork_worker(device, role, env, spec, [log.fileno(), write_fd])
+            fds = [log.fileno(), write_fd, theirs.fileno()]
+            proc = forkserver.fork_worker(device, role, env, spec, fds)
     except BaseException as exc:
         os.close(read_fd)
+        seen.close()
         shutil.rmtree(tmpdir, ignore_errors=True)
         if isinstance(exc, forkserver.ForkServerUnavailable):
             return None
         raise
     finally:
         os.close(write_fd)
-    return _Worker(proc, tmpdir, read_fd, log_path)
+        theirs.close()
+    return _Worker(proc, tmpdir, read_fd, log_path, seen)
 
 
 def _take(key: _Key) -> _Worker:
@@ -413,6 +423,7 @@ def run_worker(
     worker = _take(key)
     proc = worker.proc
     reader, chunks = _drain(worker.read_fd)
+    seen = witness.Log(worker.seen)
     ooms = lifetime.oom_kills()
     t0 = time.perf_counter()
     try:
@@ -431,9 +442,14 @@ def run_worker(
                 request, Status.TIMEOUT, f"killed after {timeout_s:g} s wall clock", elapsed
             )
         if payload := b"".join(chunks):
-            return _answer(request, payload, elapsed)
+            out = _answer(request, payload, elapsed)
+            if key[1] == "pass" and out.get("status") != Status.REJECTED.value:
+                meaningful = key[0] != "cpu"  # a pass's kernels on CPU run interpreted
+                out = witness.settle(out, seen.close(), meaningful=meaningful)
+            return out
         return _died(request, worker, usage, memory_limit, ooms, elapsed)
     finally:
+        worker.seen.close()
         shutil.rmtree(worker.tmpdir, ignore_errors=True)
 
 

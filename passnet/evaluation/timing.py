@@ -15,27 +15,46 @@ relative to the median), up to ``max_trials`` calls a side. Two medians each kno
 
 from __future__ import annotations
 
-import math
-import statistics
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 
-from passnet.core.results import SideTiming, Timing
+from passnet.core.results import SideTiming
+from passnet.evaluation.timing_stats import (  # noqa: F401 - part of this module's API
+    Run,
+    SideRun,
+    block_calls,
+    ci_halfwidth,
+    kept_run,
+    median_ci,
+    relative_spread,
+    side_timings,
+    timed_cap,
+    timing_rule,
+)
+
+if TYPE_CHECKING:
+    from passnet.evaluation.witness import Witness
 
 
 @dataclass
 class Side:
-    """One callable under measurement with its own inputs."""
+    """One callable under measurement with its own inputs. ``before`` runs before each call
+    and ``after`` gets each call's outputs, both outside the timed window (harness work: fresh
+    values into ``args``, the check of the outputs). ``last_checked`` on ``fn`` (a
+    ``TimedSampler``) marks a call that was a checked call in disguise."""
 
     name: str
     fn: Callable[..., Any]
     args: Sequence[Any]
+    before: Callable[[], None] | None = None
+    after: Callable[[Any], None] | None = None
     wall_us: list[float] = field(default_factory=list)
     event_us: list[float] = field(default_factory=list)
+    checked: list[bool] = field(default_factory=list)
 
 
 def cpu_steal_jiffies() -> tuple[int, int] | None:
@@ -68,123 +87,82 @@ def _sync_fn(device: torch.device) -> Callable[[], None]:
     return lambda: None
 
 
-def _quartiles(xs: list[float]) -> tuple[float, float, float]:
-    if len(xs) < 2:
-        return xs[0], xs[0], xs[0]
-    q = statistics.quantiles(xs, n=4, method="inclusive")
-    return q[0], statistics.median(xs), q[2]
+def _call(side: Side) -> None:
+    """One untimed call (a warmup) with the side's harness work around it."""
+    if side.before is not None:
+        side.before()
+    out = side.fn(*side.args)
+    if side.after is not None:
+        side.after(out)
 
 
-def relative_spread(xs: list[float]) -> float:
-    """IQR / median, the noise measure of SPEC section 7."""
-    q1, med, q3 = _quartiles(xs)
-    return (q3 - q1) / med if med > 0 else 0.0
-
-
-Z95 = 1.959964
-
-
-def median_ci(xs: Sequence[float]) -> tuple[float, float]:
-    """The 95% distribution-free interval of the median: order statistics at ranks
-    ``(n - z sqrt n) / 2`` and ``1 + (n + z sqrt n) / 2`` (1-based, binomial by its normal
-    approximation; ranks 40 and 61 for n = 100). The whole range below 6 samples."""
-    s = sorted(xs)
-    n = len(s)
-    if n < 6:
-        return s[0], s[-1]
-    half = Z95 * math.sqrt(n)
-    lo = max(1, math.floor((n - half) / 2))
-    hi = min(n, math.ceil(1 + (n + half) / 2))
-    return s[lo - 1], s[hi - 1]
-
-
-def ci_halfwidth(xs: Sequence[float]) -> float:
-    """Half the median's 95% interval, relative to the median (inf without a positive median)."""
-    med = statistics.median(xs)
-    if med <= 0:
-        return math.inf
-    lo, hi = median_ci(xs)
-    return (hi - lo) / (2 * med)
-
-
-def _timing(method: str, xs: list[float], rounds: int, noise_limit: float) -> Timing:
-    q1, med, q3 = _quartiles(xs)
-    lo, hi = median_ci(xs)
-    return Timing(
-        method=method,
-        samples_us=[round(x, 3) for x in xs],
-        median_us=med,
-        iqr_us=q3 - q1,
-        ci_low_us=lo,
-        ci_high_us=hi,
-        rounds=rounds,
-        noisy=relative_spread(xs) > noise_limit,
-    )
-
-
-def _measure_once(
-    sides: list[Side], device: torch.device, warmup: int, trials: int, rounds: int
-) -> None:
+def _measure_once(sides: list[Side], device: torch.device, warmup: int, trials: int,
+                  rounds: int, witness: Witness | None) -> None:  # fmt: skip
     for side in sides:
         side.wall_us.clear()
         side.event_us.clear()
+        side.checked.clear()
         start = getattr(side.fn, "new_run", None)
         if start is not None:  # a TimedSampler counts its secret positions from here
             start()
         for _ in range(warmup):
-            side.fn(*side.args)
+            _call(side)
     _sync_fn(device)()
-    _rounds(sides, device, trials, rounds, 0)
+    if witness is not None:
+        witness.next_run()
+    _rounds(sides, device, trials, rounds, 0, witness)
 
 
-def _rounds(sides: list[Side], device: torch.device, trials: int, rounds: int, first: int) -> None:
+def _rounds(sides: list[Side], device: torch.device, trials: int, rounds: int, first: int,
+            witness: Witness | None = None) -> None:  # fmt: skip
     """``rounds`` interleaved rounds of ``trials // rounds`` calls a side, appended to the
-    samples; ``first`` is the index of the first round (for the alternating order)."""
+    samples; ``first`` is the index of the first round (for the alternating order). The
+    witness, if any, sees each timed window open and close (``passnet.evaluation.witness``)."""
     sync = _sync_fn(device)
     use_events = device.type == "cuda"
     per_round = max(1, trials // rounds)
     perf = time.perf_counter_ns
     for r in range(first, first + rounds):
         # Alternate the order each round so neither side always runs right after the other.
-        order = sides if r % 2 == 0 else list(reversed(sides))
-        for side in order:
-            fn, args = side.fn, side.args
+        order = list(enumerate(sides)) if r % 2 == 0 else list(reversed(list(enumerate(sides))))
+        for index, side in order:
+            fn, args, before, after = side.fn, side.args, side.before, side.after
             for _ in range(per_round):
+                if before is not None:
+                    before()
+                event_us = -1.0
                 if use_events:
                     start, end = (
                         torch.cuda.Event(enable_timing=True),
                         torch.cuda.Event(enable_timing=True),
                     )
                     sync()
+                    if witness is not None:
+                        witness.opened(index)
                     t0 = perf()
                     start.record()
-                    fn(*args)
+                    out = fn(*args)
                     end.record()
                     sync()
                     t1 = perf()
-                    side.event_us.append(start.elapsed_time(end) * 1e3)
+                    event_us = start.elapsed_time(end) * 1e3
+                    side.event_us.append(event_us)
                 else:
                     sync()
+                    if witness is not None:
+                        witness.opened(index)
                     t0 = perf()
-                    fn(*args)
+                    out = fn(*args)
                     sync()
                     t1 = perf()
+                checked = getattr(fn, "last_checked", False) is True
+                if witness is not None:
+                    witness.closed(index, t1 - t0, event_us, checked)
                 side.wall_us.append((t1 - t0) / 1e3)
-
-
-def block_calls(trials: int, rounds: int) -> int:
-    """Timed calls a side gets in one block of ``rounds`` interleaved rounds: ``trials``
-    rounded to whole rounds, at least one a round."""
-    return max(1, trials // max(1, rounds)) * rounds
-
-
-def timed_cap(trials: int, rounds: int, ci_target: float | None, max_trials: int | None) -> int:
-    """The most timed calls a side can get in one run: one block (``block_calls``), or with
-    ``ci_target`` as many whole blocks as fit in ``max_trials`` (4 x trials)."""
-    block = block_calls(trials, rounds)
-    if ci_target is None:
-        return block
-    return max(block, (max_trials or 4 * trials) // block * block)
+                side.checked.append(checked)
+                if after is not None:
+                    after(out)
+                del out
 
 
 def measure(
@@ -198,64 +176,33 @@ def measure(
     max_reruns: int = 2,
     ci_target: float | None = None,
     max_trials: int | None = None,
+    witness: Witness | None = None,
+    label: str = "main",
+    calls: int = 1,
 ) -> dict[str, SideTiming]:
     """Time every side in interleaved rounds; re-run (do not fail) while any side is noisy.
     With ``ci_target``, extend each run while a median is not yet known tightly enough
-    (module docstring), up to ``max_trials`` calls a side (default 4 x ``trials``)."""
+    (module docstring), up to ``max_trials`` calls a side (default 4 x ``trials``). Checked
+    calls in disguise leave the statistics. ``witness``: every timed window is reported to the
+    parent as it opens and closes, under ``label`` (``calls``: calls per timed call, for the
+    parent's per-call times)."""
     cap, block = timed_cap(trials, rounds, ci_target, max_trials), block_calls(trials, rounds)
-    best: dict[str, tuple[list[float], list[float]]] | None = None
-    best_spread = float("inf")
+    if witness is not None:
+        witness.declare(label, [s.name for s in sides], rounds=rounds, block=block,
+                        noise_limit=noise_limit, calls=calls, ci_target=ci_target, cap=cap)
+    runs: list[Run] = []
     for _ in range(max_reruns + 1):
-        _measure_once(sides, device, warmup, trials, rounds)
+        _measure_once(sides, device, warmup, trials, rounds, witness)
         blocks = 1
         while (
             ci_target is not None
             and max(ci_halfwidth(s.wall_us) for s in sides) > ci_target / 2
             and (blocks + 1) * block <= cap
         ):
-            _rounds(sides, device, trials, rounds, blocks * rounds)
+            _rounds(sides, device, trials, rounds, blocks * rounds, witness)
             blocks += 1
-        spread = max(relative_spread(s.wall_us) for s in sides)
-        if spread < best_spread:
-            best_spread = spread
-            best = {s.name: (list(s.wall_us), list(s.event_us)) for s in sides}
-        if spread <= noise_limit:
+        runs.append({s.name: SideRun(list(s.wall_us), list(s.event_us), list(s.checked))
+                     for s in sides})  # fmt: skip
+        if max(relative_spread(s.wall_us) for s in sides) <= noise_limit:
             break
-    assert best is not None
-    out: dict[str, SideTiming] = {}
-    for name, (wall, events) in best.items():
-        n_rounds = rounds * (len(wall) // block)
-        out[name] = SideTiming(
-            wall=_timing("wall", wall, n_rounds, noise_limit),
-            cuda_event=_timing("cuda_event", events, n_rounds, noise_limit) if events else None,
-        )
-    return out
-
-
-def timing_rule(timings: dict[str, SideTiming], ci_target: float | None, cap: int) -> str:
-    """How the trial count of a measurement was decided, for the result (``timing_rule``)."""
-    if ci_target is None:
-        return ""
-    worst = max(ci_halfwidth(t.wall.samples_us) for t in timings.values())
-    n = max(len(t.wall.samples_us) for t in timings.values())
-    met = "met" if worst <= ci_target / 2 else f"not met at the cap of {cap} calls a side"
-    return (
-        f"adaptive: calls added until every side's median is within +-{ci_target / 2:.2%} "
-        f"(95% interval; ratios within about +-{ci_target:.1%}): {n} calls a side, "
-        f"worst +-{worst:.2%}, {met}"
-    )
-
-
-def exclude_sampled(
-    side: SideTiming, positions: frozenset[int], warmup: int, noise_limit: float
-) -> SideTiming:
-    """Drop the checked calls' samples (position p is sample p - warmup of the kept run)."""
-    drop = {p - warmup for p in positions}
-
-    def keep(t: Any) -> Any:
-        if t is None:
-            return None
-        xs = [x for i, x in enumerate(t.samples_us) if i not in drop]
-        return _timing(t.method, xs, t.rounds, noise_limit) if xs else t
-
-    return SideTiming(wall=keep(side.wall), cuda_event=keep(side.cuda_event))
+    return side_timings(kept_run(runs, noise_limit), rounds, block, noise_limit)

@@ -156,6 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     """A worker started as its own process (``PASSNET_FORK_SERVER=0``, or no fork server)."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--result-fd", type=int, required=True)
+    parser.add_argument("--witness-fd", type=int, default=-1)
     parser.add_argument("--preload-inductor", action="store_true")
     parser.add_argument("--preload-launch", action="store_true")
     parser.add_argument("--preload-cuda", action="store_true")
@@ -178,21 +179,29 @@ def main(argv: list[str] | None = None) -> int:
     # Move the channel off the number named on the command line (non-inheritable copy).
     channel = os.dup(args.result_fd)
     os.close(args.result_fd)
+    witness_fd = -1
+    if args.witness_fd >= 0:
+        witness_fd = os.dup(args.witness_fd)
+        os.close(args.witness_fd)
     del sys.argv[1:]
     preload(inductor=args.preload_inductor, launch=args.preload_launch, cuda=args.preload_cuda)
-    serve(channel, guardian)
+    serve(channel, guardian, witness_fd)
 
 
-def serve(channel: int, guardian: Guardian) -> NoReturn:
+def serve(channel: int, guardian: Guardian, witness_fd: int = -1) -> NoReturn:
     """Read the request on stdin, evaluate it, answer on ``channel``, exit. Shared by a worker
     started on its own (``main``) and one forked from a zygote (``passnet.evaluation.zygote``),
-    both sandboxed and preloaded by now."""
+    both sandboxed and preloaded by now. ``witness_fd``: the timing witness's socket
+    (``passnet.evaluation.witness``), reported on for a pass's timed calls."""
     text = sys.stdin.read()
     sys.stdin.close()
     if not text.strip():  # a spare whose parent went away (or never needed it)
         os._exit(0)
     req = WorkerRequest.model_validate_json(text)
     guardian.arm(req.timeout_s)  # our own wall-clock and CPU-time limits start now
+    from passnet.evaluation import witness
+
+    witness.open_channel(witness_fd)
     if kind_of(req.candidate).runs_pass_code:  # before the pass's code can compile anything
         from passnet.evaluation.compile_cache import use_pass_cache
 

@@ -100,13 +100,14 @@ def _become_worker(
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         for fd in own:  # the control socket, the wake-up pipe, other workers' status pipes
             os.close(fd)
-        stdin, log, result = fds
+        stdin, log, result, seen = fds
         os.setsid()  # its own session and process group: a timeout kills the whole group
         os.close(started)  # the zygote answers the driver only now, so killpg always finds us
         os.dup2(stdin, 0)
         os.dup2(log, 1)
         os.dup2(log, 2)
         channel = os.dup(result)  # a non-inheritable number, named nowhere
+        witness_fd = os.dup(seen)
         for fd in fds:
             os.close(fd)
         old, tmpdir = os.environ["TMPDIR"], spec["tmpdir"]
@@ -125,7 +126,7 @@ def _become_worker(
         apply_limits(spec["memory_limit"], spec["device"], spec["isolate_network"], cpus)()
         if spec.get("warm"):  # a spare: its device's context now, while it waits
             warm_device(spec["device"], spec.get("lock_dir", ""))
-        serve(channel, Guardian(spec["zygote"], driver=spec["driver"]))
+        serve(channel, Guardian(spec["zygote"], driver=spec["driver"]), witness_fd)
     except BaseException:  # noqa: BLE001 - never return into the zygote's loop
         traceback.print_exc()
     finally:
@@ -172,7 +173,7 @@ def fork_loop(control: socket.socket, stale: Any) -> None:
         if control not in ready:
             continue
         try:
-            msg, fds, _, _ = socket.recv_fds(control, 1 << 16, 4)
+            msg, fds, _, _ = socket.recv_fds(control, 1 << 16, 5)
         except OSError:
             return
         if not msg:

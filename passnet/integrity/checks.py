@@ -6,8 +6,7 @@ checks that the outputs are plain tensors, were not written after the call retur
 reuse the storage of an earlier call's outputs, do not alias inputs (unless the reference's
 do), that inputs are unchanged (unless the reference changes them the same way) and that no
 element was left unwritten. ``TimedSampler`` hides checked calls among the timed calls at
-secret positions and ``passnet.evaluation.timing.exclude_sampled`` drops them from the
-statistics afterwards.
+secret positions and marks them (``last_checked``), so timing drops their samples.
 """
 
 from __future__ import annotations
@@ -56,12 +55,6 @@ def same(a: Any, b: Any) -> bool:
 
 def changed(before: list[Any], after: list[Any]) -> set[int]:
     return {i for i, (b, a) in enumerate(zip(before, after, strict=True)) if not same(b, a)}
-
-
-def copy_values(dst: list[Any], src: list[Any]) -> None:
-    for d, s in zip(dst, src, strict=True):
-        if isinstance(d, torch.Tensor):
-            d.copy_(s)
 
 
 def alias_map(outputs: Any, inputs: list[Any]) -> dict[int, tuple[str, int]]:
@@ -297,6 +290,7 @@ class TimedSampler:
     ) -> None:
         self.fn, self.per_run, self.positions, self.keep = fn, per_run, positions, keep
         self.check, self.n, self.kept = check, 0, []
+        self.last_checked = False  # the last call was a checked call (timing drops its sample)
         self.start: int | None = None  # call count at the current run's start (new_run)
 
     def new_run(self) -> None:
@@ -304,15 +298,11 @@ class TimedSampler:
         ``per_run`` calls (adaptive trial counts) checks only its first ``per_run``."""
         self.start = self.n
 
-    @property
-    def aligned(self) -> bool:
-        """Whether the kept run's samples can be told apart by position (see timing.exclude_sampled)."""
-        return self.start is not None or self.n % self.per_run == 0
-
     def __call__(self, *args: Any) -> Any:
         pos = self.n - self.start if self.start is not None else self.n % self.per_run
         self.n += 1
-        if pos in self.positions and self.check is not None:
+        self.last_checked = pos in self.positions and self.check is not None
+        if self.last_checked:
             return self.check(args)
         out = self.fn(*args)
         if pos in self.keep:

@@ -82,16 +82,22 @@ _TRITON_DIR = (
     if (triton := sys.modules.get("triton") or _try_import("triton")) is not None
     else None
 )
+#: Triton's launch machinery, whose own torch ops are allowed (the interpreter copies
+#: arguments on CPU, the autotuner zeroes its cache); not ``triton.testing`` and the like,
+#: which a pass could use to read or compute on its inputs.
+_TRITON_LAUNCH = tuple(
+    _TRITON_DIR + sub + os.sep for sub in ("runtime", "compiler", "backends", "_C")
+) if _TRITON_DIR else ()
 
 
 def culprit() -> str | None:
     """``file:line`` of the code that issued the current torch op, skipping torch and this
-    package; None when Triton's own machinery issued it (a kernel launch is allowed)."""
+    package; None when Triton's launch machinery issued it (a kernel launch is allowed)."""
     frame = sys._getframe(1)
     while frame is not None:
         name = frame.f_code.co_filename
         if not name.startswith(_SKIP_FRAMES):
-            if _TRITON_DIR and name.startswith(_TRITON_DIR):
+            if _TRITON_LAUNCH and name.startswith(_TRITON_LAUNCH):
                 return None
             return f"{os.path.basename(name)}:{frame.f_lineno}"
         frame = frame.f_back
@@ -293,9 +299,17 @@ class Runtime:
                     continue
                 self._watch.append((owner, key, value, getattr(value, "__code__", None)))
 
+    def watch_instances(self, *objects: Any) -> None:
+        """Harness objects whose methods a pass must not shadow on the instance (this
+        ``Runtime`` is always watched): ``verify`` flags an instance attribute that hides one."""
+        self._instances = [self, *objects]
+
     def verify(self) -> None:
-        """A ``harness-tamper`` finding for every watched callable that changed."""
-        changed = []
+        """A ``harness-tamper`` finding for every watched callable that changed, and every
+        method of a watched harness object shadowed by an instance attribute."""
+        changed = [f"{type(obj).__name__}.{name} (on the instance)"
+                   for obj in getattr(self, "_instances", [self]) for name in vars(obj)
+                   if callable(getattr(type(obj), name, None))]  # fmt: skip
         for owner, key, value, code in self._watch:
             now = vars(owner).get(key, _MISSING)
             if now is not value and _torch_rewrap(now, value):

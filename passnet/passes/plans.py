@@ -21,9 +21,12 @@ function of metadata alone, so :func:`plan_cache` memoises it::
 ``_plan[a, b, ...]`` is one dict lookup (a ``dict`` subclass whose ``__missing__`` calls the
 function with the key's items; a one-item key is written ``_plan[a,]``). The integrity
 policy forbids state kept across calls because a cache of outputs returns stale results; a
-plan cannot be one: its key and its value are checked, on every miss, to hold no tensor
-(only numbers, strings, dtypes, devices, sizes and tuples, lists or dicts of them), so a plan
-carries nothing a pass computed from input data.
+plan cannot be one. On every miss its key is checked to hold only numbers below 2**40 (sizes,
+strides, flags: never an identity such as ``id``/``hash``/``data_ptr``), strings, dtypes and
+devices, and its value to hold no tensor; the value is then frozen (tuples and dicts whose
+writes raise ``PlanWriteError``), so a later call gets back exactly what the plan function
+computed and nothing can be written into it. Only ``__missing__`` stores: ``_plan[k] = v``,
+``update``, ``setdefault``, ``pop``, ``clear`` and ``del`` raise.
 A signature's plan is computed once per process; past ``limit`` signatures plans are still
 computed, no longer stored.
 """
@@ -36,14 +39,19 @@ from typing import Any
 
 import torch
 
-__all__ = ["PlanCache", "plan_cache"]
+__all__ = ["PlanCache", "PlanWriteError", "plan_cache"]
 
 _LEAVES = (bool, int, float, str, type(None), torch.dtype, torch.device)
+_KEY_INT_LIMIT = 1 << 40  # sizes and strides fit; addresses and ids do not
 
 
 def _check(value: Any, what: str) -> None:
-    """Raise TypeError unless ``value`` is built of numbers, strings, dtypes and devices."""
+    """Raise TypeError unless ``value`` is built of numbers, strings, dtypes and devices (and,
+    in a signature, no integer as large as an address or an object id)."""
     if isinstance(value, _LEAVES):
+        if what == "signature" and type(value) in (int, float) and abs(value) >= _KEY_INT_LIMIT:
+            raise TypeError(f"a launch plan's signature holds the number {value}: as large "
+                            "as an address or an id, which a plan must not be keyed on")  # fmt: skip
         return
     if isinstance(value, (tuple, list)):
         for v in value:
@@ -56,6 +64,50 @@ def _check(value: Any, what: str) -> None:
         return
     raise TypeError(f"a launch plan's {what} holds a {type(value).__name__}: only numbers, "
                     "strings, dtypes, devices, sizes and tuples, lists or dicts of them")
+
+
+class PlanWriteError(TypeError):
+    """A write into a launch plan or a plan cache: state kept across calls (an integrity
+    finding, ``plan-write``, in an evaluation)."""
+
+
+def _refused(self: Any, *args: Any, **kwargs: Any) -> Any:
+    raise PlanWriteError(f"a launch plan {'cache ' if isinstance(self, PlanCache) else ''}"
+                         "is written only by its own misses: plans are frozen")  # fmt: skip
+
+
+_MUTATORS = ("__setitem__ __delitem__ __iadd__ __imul__ __ior__ append extend insert pop "
+             "remove clear sort reverse update setdefault popitem").split()  # fmt: skip
+
+
+class FrozenTuple(tuple):
+    """A plan's list or tuple: a tuple whose would-be mutators raise ``PlanWriteError``."""
+
+    __slots__ = ()
+
+
+class FrozenDict(dict):
+    """A plan's dict: unpacks as fast as a dict (``**consts``), refuses every write."""
+
+    __slots__ = ()
+
+
+for _name in _MUTATORS:
+    setattr(FrozenTuple, _name, _refused)
+    if _name not in ("__iadd__", "__imul__", "append", "extend", "insert", "remove", "sort",
+                     "reverse"):  # fmt: skip
+        setattr(FrozenDict, _name, _refused)
+
+
+def _freeze(value: Any) -> Any:
+    """A checked plan value that cannot change: lists and tuples frozen, dicts too."""
+    if type(value) is torch.Size:
+        return value
+    if isinstance(value, (tuple, list)):
+        return FrozenTuple(_freeze(v) for v in value)
+    if isinstance(value, dict):
+        return FrozenDict((k, _freeze(v)) for k, v in value.items())
+    return value
 
 
 class PlanCache(dict):
@@ -73,9 +125,13 @@ class PlanCache(dict):
         _check(key, "signature")
         plan = self.fn(*key)
         _check(plan, "value")
+        plan = _freeze(plan)
         if len(self) < self.limit:
-            self[key] = plan
+            dict.__setitem__(self, key, plan)
         return plan
+
+    __setitem__ = __delitem__ = update = setdefault = pop = popitem = clear = _refused
+    __ior__ = _refused
 
     def __call__(self, *key: Any) -> Any:
         return self[key]

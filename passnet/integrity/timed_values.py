@@ -1,0 +1,127 @@
+"""Fresh input values for every timed call, and every timed output checked (SPEC section 8).
+
+A pass that keeps state across calls can hand back the outputs of an earlier call when it
+believes the inputs did not change, and one that can tell the checked timed calls from the
+others can skip work on the rest. Both need a tell. Here there is none:
+
+- A :class:`ValueBank` draws a few complete input sets from secret seeds on the device, just
+  before timing, and runs the reference once on each (``expected``).
+- Before every call of every timed side (warmup included), a :class:`Feed` writes one of the
+  bank's sets into that side's own input tensors, chosen by a secret random sequence that
+  never repeats the previous call's set. The tensors keep their identity, storage and version
+  counter (:func:`write_values` writes through an alias with a counter of its own), so neither
+  ``id``, ``data_ptr`` nor ``_version`` says that the values changed; a memo keyed on them
+  returns the outputs of other values.
+- After every candidate call, outside the timed window, its outputs are compared with the
+  reference's on the same set (:func:`matches`, at the level the correctness trials reached;
+  a slower full comparison only where that fails).
+
+Writing the inputs is harness work before ``t0``, the same for every side: the values come from
+device memory the side's kernels read right after, as they would have on repeated inputs.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from typing import Any
+
+import torch
+
+from passnet.core.tolerance import tolerance
+from passnet.core.trees import leaves
+
+MIN_SETS, MAX_SETS = 2, 8
+BANK_BUDGET = {"cuda": 1 << 30, "cpu": 1 << 28}  # bytes the bank's sets and outputs may take
+
+
+def _nbytes(obj: Any) -> int:
+    return sum(t.numel() * t.element_size() for t in leaves(obj) if isinstance(t, torch.Tensor))
+
+
+def bank_size(inputs: list[Any], outputs: Any, device: torch.device) -> int:
+    """How many value sets fit the budget: at least two (the scheme needs a different set on
+    consecutive calls), at most eight."""
+    per_set = max(1, _nbytes(inputs) + _nbytes(outputs))
+    budget = BANK_BUDGET["cuda" if device.type == "cuda" else "cpu"]
+    if device.type == "cuda":
+        free, _ = torch.cuda.mem_get_info(device)
+        budget = min(budget, free // 8)
+    return max(MIN_SETS, min(MAX_SETS, budget // per_set))
+
+
+def _alias(t: torch.Tensor) -> torch.Tensor:
+    """A tensor over ``t``'s memory with its own version counter (writing it leaves ``t``'s)."""
+    alias = torch.empty(0, dtype=t.dtype, device=t.device)
+    return alias.set_(t.untyped_storage(), t.storage_offset(), t.size(), t.stride())
+
+
+def write_values(dst: list[Any], src: list[Any]) -> None:
+    """Copy ``src``'s tensor values into ``dst``'s tensors, leaving each destination's
+    identity, storage and version counter as they were."""
+    with torch.no_grad():
+        for d, s in zip(dst, src, strict=True):
+            if isinstance(d, torch.Tensor) and d.numel():
+                _alias(d).copy_(s)
+
+
+class ValueBank:
+    """Input sets drawn from secret seeds, and the reference's outputs on each."""
+
+    def __init__(self, draw: Callable[[int], list[Any]], reference: Callable[..., Any],
+                 size: int) -> None:  # fmt: skip
+        self.values = [draw(secrets.randbits(31)) for _ in range(max(MIN_SETS, size))]
+        with torch.no_grad():
+            self.expected = [reference(*[_clone(v) for v in vs]) for vs in self.values]
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+
+def _clone(v: Any) -> Any:
+    return v.detach().clone() if isinstance(v, torch.Tensor) else v
+
+
+class Feed:
+    """One timed side's inputs: each call, a bank set other than the previous call's."""
+
+    def __init__(self, bank: ValueBank, inputs: list[Any]) -> None:
+        self.bank, self.inputs = bank, inputs
+        self.current = -1
+        self._rng = secrets.SystemRandom()
+
+    def __call__(self) -> None:
+        """Before a call: the next set into the side's inputs (``current`` names it)."""
+        n = len(self.bank)
+        step = self._rng.randrange(1, n) if self.current >= 0 else self._rng.randrange(n)
+        self.current = (self.current + step) % n if self.current >= 0 else step
+        write_values(self.inputs, self.bank.values[self.current])
+
+    @property
+    def expected(self) -> Any:
+        """The reference's outputs on the set the last call got."""
+        return self.bank.expected[self.current]
+
+
+def matches(out: Any, expected: Any, level: int) -> bool:
+    """Whether ``out`` passes tolerance level ``level`` against ``expected`` with the
+    structure intact (same leaves, dtypes, shapes; NaN only where the reference has it): the
+    fast check after every timed call. Integer and bool tensors must be equal."""
+    got, want = leaves(out), leaves(expected)
+    if len(got) != len(want):
+        return False
+    for c, r in zip(got, want, strict=True):
+        if not isinstance(r, torch.Tensor):
+            if isinstance(c, torch.Tensor) or c != r:
+                return False
+            continue
+        if type(c) is not torch.Tensor or c.dtype != r.dtype or c.shape != r.shape:
+            return False
+        if not r.is_floating_point():
+            if not torch.equal(c, r):
+                return False
+            continue
+        rtol, atol = tolerance(str(r.dtype), level)
+        if not torch.allclose(c, r, rtol=rtol, atol=atol, equal_nan=True):
+            return False
+    return True

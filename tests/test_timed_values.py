@@ -1,0 +1,53 @@
+"""Fresh values for every timed call (passnet.integrity.timed_values): nothing about the input
+tensors tells a pass that their values changed, and no two calls in a row get the same set."""
+
+from __future__ import annotations
+
+import torch
+
+from passnet.integrity.timed_values import Feed, ValueBank, bank_size, matches, write_values
+
+
+def test_values_change_but_identity_storage_and_version_do_not() -> None:
+    x, n = torch.zeros(2, 3)[:, 1:], 7  # a strided view: written through its own strides
+    before = (id(x), x.data_ptr(), x._version, x.stride())
+    write_values([x, n], [torch.ones(2, 2), 7])
+    assert torch.equal(x, torch.ones(2, 2))
+    assert (id(x), x.data_ptr(), x._version, x.stride()) == before
+
+
+def test_a_feed_never_repeats_the_previous_set_and_tracks_the_expected_outputs() -> None:
+    seeds: list[int] = []
+
+    def draw(seed: int) -> list:
+        seeds.append(seed)
+        return [torch.full((4,), float(len(seeds)))]
+
+    bank = ValueBank(draw, lambda t: t * 2, size=3)
+    assert len(bank) == 3 and len(set(seeds)) == 3  # secret seeds, one per set
+    x = torch.zeros(4)
+    feed = Feed(bank, [x])
+    picks = []
+    for _ in range(60):
+        feed()
+        picks.append(feed.current)
+        assert torch.equal(x, bank.values[feed.current][0])
+        assert torch.equal(feed.expected, x * 2)
+    assert all(a != b for a, b in zip(picks, picks[1:], strict=False))
+    assert set(picks) == {0, 1, 2}
+
+
+def test_matches_is_the_level_check_with_the_structure_intact() -> None:
+    ref = (torch.tensor([1.0, 2.0]), torch.tensor([3, 4]))
+    assert matches((ref[0] + 1e-9, ref[1].clone()), ref, -5)
+    assert not matches((ref[0] + 1e-3, ref[1]), ref, -5) and matches((ref[0] + 1e-3, ref[1]), ref, 0)
+    assert not matches((ref[0].double(), ref[1]), ref, 0)  # dtype
+    assert not matches((ref[0],), ref, 0)  # count
+    assert not matches((torch.tensor([1.0, float("nan")]), ref[1]), ref, 0)  # NaN where finite
+    assert not matches((ref[0], torch.tensor([3, 5])), ref, 0)  # integers exactly
+
+
+def test_the_bank_fits_a_budget_but_holds_at_least_two_sets() -> None:
+    small, huge = [torch.empty(16)], [torch.empty(1 << 20)]
+    assert bank_size(small, small, torch.device("cpu")) == 8
+    assert bank_size(huge * 100, huge, torch.device("cpu")) == 2
