@@ -71,7 +71,8 @@ NAMED: dict[str, frozenset[str]] = {kind: frozenset(names.split()) for kind, nam
              "format_stack print_stack exc_info format_exc print_exc extract_tb format_tb "
              "format_exception print_exception TracebackException StackSummary getframeinfo "
              "getouterframes getinnerframes tb_frame gi_frame cr_frame f_back f_code "
-             "TypeVar namedtuple warn findCaller _caller",
+             "TypeVar namedtuple warn findCaller _caller warning info debug error "
+             "exception critical log",  # logging finds its caller's frame
     "gc-walk": "get_objects get_referrers get_referents",
     "trace-hook": "settrace setprofile monitoring addaudithook",
     "native-code": "ctypes CDLL cdll pythonapi",
