@@ -115,8 +115,8 @@ if [ "${DIAG:-0}" = 1 ]; then
   mkdir -p "$OUT/diag"
   python3 - <<'EOF2' 2>&1 | tee "$OUT/diag/zygote.txt"
 import tempfile
-from passnet.evaluation import forkserver, sandbox
-env = sandbox.worker_env("cuda", tempfile.gettempdir(), trusted=True)
+from passnet.evaluation import forkserver, isolation
+env = isolation.worker_env("cuda", tempfile.gettempdir(), trusted=True)
 try:
     forkserver.Zygote("inductor", env, "cuda").stop()
     print("inductor zygote: full preload forkable")

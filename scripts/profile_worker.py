@@ -36,10 +36,11 @@ def profile_variant(req: WorkerRequest, top: int) -> dict:
     start = time.perf_counter()
     prof.enable()
     try:
-        out = run_variant(req)
+        result = run_variant(req)
     finally:
         prof.disable()
     wall = time.perf_counter() - start
+    out = result.model_dump(mode="json")
     new = sorted(set(sys.modules) - before)
     roots = sorted({m.split(".")[0] for m in new})
     text = io.StringIO()
@@ -99,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if (args.candidate == "pass") != bool(args.pass_dir):
         ap.error("--pass-dir goes with --candidate pass, and only with it")
-    if args.device.startswith("cpu"):  # as a worker's environment has it (sandbox.worker_env)
+    if args.device.startswith("cpu"):  # as a worker's environment has it (isolation.worker_env)
         os.environ["TRITON_INTERPRET"] = "1"
     task = load_task(args.task)
     preload(inductor=args.candidate == "inductor",

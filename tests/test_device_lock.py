@@ -248,14 +248,17 @@ def test_a_warm_spare_makes_its_context_under_the_shared_lock(
         pass
     timer.close()
 
-    specs: list[dict] = []
+    specs: list = []
 
-    def fork_worker(device, role, env, spec, fds):  # noqa: ANN001, ANN202 - records the spec
+    def fork_worker(spec, env, fds):  # noqa: ANN001, ANN202 - records the spec
         specs.append(spec)
         raise forkserver.ForkServerUnavailable("recorded")
 
     monkeypatch.setenv("PASSNET_LOCK_DIR", str(tmp_path / "locks"))
+    monkeypatch.setattr(forkserver, "available", lambda device, role: True)
     monkeypatch.setattr(forkserver, "fork_worker", fork_worker)
-    key = ("cpu", "eager", 0, False, None)
-    assert sandbox._fork(key, warm=True) is None
-    assert specs[0]["warm"] and specs[0]["lock_dir"] == str(tmp_path / "locks")
+    pool = sandbox.WorkerPool()
+    with pool.spare_workers():
+        pool.restock(sandbox.PoolKey("cpu", "eager", 0, False, None))
+    assert not pool.spares()
+    assert specs[0].warm and specs[0].lock_dir == str(tmp_path / "locks")

@@ -24,7 +24,7 @@ import pytest
 from test_integrity_runtime import EXPLOITS, bert_variant
 
 from passnet.core.results import CandidateSpec, Parameters
-from passnet.evaluation import forkserver, sandbox, zygote
+from passnet.evaluation import forkserver, isolation, sandbox, zygote
 from passnet.evaluation.worker import WorkerRequest
 
 pytestmark = pytest.mark.skipif(not forkserver.enabled(), reason="no fork server here")
@@ -196,9 +196,9 @@ def test_preloaded_paths_under_the_zygote_tmpdir_follow_each_worker() -> None:
 def test_a_worker_discarded_at_once_is_killed(tmp_path: Path) -> None:
     """The zygote answers only once the child leads its own process group, so a worker
     killed the moment it is forked (``discard``) is found by ``killpg`` (it hung before)."""
-    key = ("cpu", "pass", None, False, frozenset(os.sched_getaffinity(0)))
+    key = sandbox.PoolKey("cpu", "pass", None, False, frozenset(os.sched_getaffinity(0)))
     for _ in range(5):
-        worker = sandbox._take(key)
+        worker = sandbox.POOL.take(key)
         assert os.getpgid(worker.proc.pid) == worker.proc.pid
         worker.discard()
         assert worker.proc.returncode == -signal.SIGKILL
@@ -308,8 +308,8 @@ def test_an_unforkable_full_preload_falls_back_to_a_light_zygote(
     the evaluator only, and its workers are still forked (they import the rest themselves)
     rather than each started on its own. Workers on CUDA ask NVML, not the CUDA runtime,
     whether a GPU is there, which keeps ``torch.cuda.is_available()`` from running cuInit."""
-    assert sandbox.worker_env("cuda", str(tmp_path))["PYTORCH_NVML_BASED_CUDA_CHECK"] == "1"
-    assert "PYTORCH_NVML_BASED_CUDA_CHECK" not in sandbox.worker_env("cpu", str(tmp_path))
+    assert isolation.worker_env("cuda", str(tmp_path))["PYTORCH_NVML_BASED_CUDA_CHECK"] == "1"
+    assert "PYTORCH_NVML_BASED_CUDA_CHECK" not in isolation.worker_env("cpu", str(tmp_path))
     assert forkserver.preload_args("inductor", "cuda", light=True) == []
     site = tmp_path / "site"
     site.mkdir()
@@ -327,7 +327,7 @@ def test_an_unforkable_full_preload_falls_back_to_a_light_zygote(
         args = f.read().split(b"\0")
     assert b"passnet.evaluation.zygote" in args and b"--preload-inductor" not in args
     assert _threads(pid) == 1 and forkserver._LIGHT == {("cpu", "inductor")}
-    env = sandbox.worker_env("cpu", str(tmp_path), trusted=True)
+    env = isolation.worker_env("cpu", str(tmp_path), trusted=True)
     assert forkserver._zygote("cpu", "inductor", env).light  # it keeps serving the kind
     assert _zygote("inductor") == pid
     forkserver.stop_all()

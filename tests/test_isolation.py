@@ -26,12 +26,8 @@ from passnet.core.results import CandidateSpec, Parameters, Status
 from passnet.dataset.task import write_task
 from passnet.evaluation import compile_cache, forkserver, sandbox
 from passnet.evaluation.evaluator import evaluate_task
-from passnet.evaluation.sandbox import (
-    default_memory_limit,
-    is_trusted,
-    run_worker,
-    worker_env,
-)
+from passnet.evaluation.isolation import default_memory_limit, is_trusted, worker_env
+from passnet.evaluation.sandbox import POOL, PoolKey, run_worker
 from passnet.evaluation.worker import WorkerRequest
 from passnet.integrity.process_probes import child_pids
 
@@ -237,7 +233,7 @@ def _eager_evaluations(tmp_path: Path, less: int) -> tuple:
         r = evaluate_variant(v, spec, device="cpu", parameters=params, memory_limit=limit)
         assert r.status == Status.OK, r.error
 
-    return one, ("cpu", "eager", limit, True, frozenset(os.sched_getaffinity(0)))
+    return one, PoolKey("cpu", "eager", limit, True, frozenset(os.sched_getaffinity(0)))
 
 
 def test_spare_workers_are_fresh_and_used_once(
@@ -249,20 +245,20 @@ def test_spare_workers_are_fresh_and_used_once(
     one, key = _eager_evaluations(tmp_path, 4096)
     one()
     one()
-    assert key not in sandbox._SPARES  # outside spare_workers(): every worker starts cold
+    assert key not in POOL.spares()  # outside spare_workers(): every worker starts cold
     with sandbox.spare_workers():
         one()
-        assert key not in sandbox._SPARES  # first use in the scope: nothing started ahead
+        assert key not in POOL.spares()  # first use in the scope: nothing started ahead
         one()
-        spare = sandbox._SPARES[key]
+        (spare,) = POOL.spares()[key]
         assert spare.proc.poll() is None  # waiting for a request, in its own session
         assert os.getpgid(spare.proc.pid) == spare.proc.pid
         one()
         assert spare.proc.poll() is not None  # it ran that request and exited
-        assert sandbox._SPARES[key].proc.pid != spare.proc.pid
-        last = sandbox._SPARES[key]
+        (last,) = POOL.spares()[key]
+        assert last.proc.pid != spare.proc.pid
         assert "--preload-inductor" not in last.proc.args  # only Inductor baselines import it
-    assert not sandbox._SPARES and last.proc.poll() is not None  # stopped with the scope
+    assert not POOL.spares() and last.proc.poll() is not None  # stopped with the scope
     assert not Path(spare.tmpdir).exists() and not Path(last.tmpdir).exists()
 
 
@@ -298,7 +294,7 @@ def test_warm_spares_are_forked_ahead_and_each_used_once(
         after = sandbox.warm_spares()[key]
         assert _gone(first[0])  # the oldest spare served that request, then exited
         assert after[0] == first[1] and len(after) == 2 and first[0] not in after
-    assert not sandbox.warm_spares() and not any(sandbox._FORKING.values())
+    assert not sandbox.warm_spares() and not POOL.starting()
     assert all(_gone(pid) for pid in after)
     forkserver.stop_all()  # the zygote of this test's memory limit
 
@@ -318,7 +314,7 @@ def test_baseline_workers_share_compiler_state_and_pass_workers_do_not(tmp_path,
         ("eager", False, True),
         ("pass", False, False),
     ):
-        worker = sandbox._take(("cpu", role, None, False, aff))
+        worker = POOL.take(PoolKey("cpu", role, None, False, aff))
         assert isinstance(worker.proc, forkserver.ForkedProcess) is (fork == "1")
         try:
             assert ("--preload-inductor" in worker.proc.args) is preloads

@@ -50,10 +50,10 @@ elif sys.argv[2] == "pool":  # as in passnet bench: the worker runs from a daemo
     while True:
         time.sleep(1)
 else:  # idle workers: two taken, and a spare started ahead (a warm fork, or one of its own)
-    key = ("cpu", "eager", None, False, frozenset(os.sched_getaffinity(0)))
+    key = sandbox.PoolKey("cpu", "eager", None, False, frozenset(os.sched_getaffinity(0)))
     with sandbox.spare_workers():
-        taken = [sandbox._take(key), sandbox._take(key)]
-        sandbox._restock(key)  # as run_worker does once a request is sent (forked spares)
+        taken = [sandbox.POOL.take(key), sandbox.POOL.take(key)]
+        sandbox.POOL.restock(key)  # as run_worker does once a request is sent (forked spares)
         print("ready", flush=True)
         time.sleep(600)
 """
@@ -357,7 +357,7 @@ def test_workers_outlive_the_thread_that_asked_and_keep_its_cpus(
 
     def pool_thread() -> None:
         os.sched_setaffinity(0, pin)
-        got.append(sandbox._take(("cpu", "pass", None, False, pin)))
+        got.append(sandbox.POOL.take(sandbox.PoolKey("cpu", "pass", None, False, pin)))
 
     t = threading.Thread(target=pool_thread)
     t.start()

@@ -18,7 +18,7 @@ from passnet.dataset.task import Task
 from passnet.evaluation import forkserver
 from passnet.evaluation.candidates import parse_candidate
 from passnet.evaluation.evaluator import evaluate_task
-from passnet.evaluation.sandbox import worker_env
+from passnet.evaluation.isolation import worker_env
 
 
 class ExecutorError(Exception):

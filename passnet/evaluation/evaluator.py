@@ -34,8 +34,9 @@ from passnet.dataset.task import Task, Variant, load_task
 from passnet.evaluation import device_lock
 from passnet.evaluation.candidates import kind_of
 from passnet.evaluation.compile_cache import pass_cache_dir
+from passnet.evaluation.isolation import default_memory_limit
 from passnet.evaluation.request import WorkerRequest
-from passnet.evaluation.sandbox import default_memory_limit, run_worker, spare_workers
+from passnet.evaluation.sandbox import POOL, spare_workers
 from passnet.integrity.policy import PolicyError, check_pass_dir
 from passnet.scores.metrics import compute_scores
 
@@ -176,8 +177,7 @@ def evaluate_variant(
         lock_dir=str(device_lock.lock_dir()) if device_lock.enabled() else "",
         pass_cache_dir=str(pass_cache_dir(content) or "") if content else "",
     )
-    out = run_worker(request, params.timeout_s, memory_limit, isolate_network=isolate_network)
-    return VariantResult.model_validate(out)
+    return POOL.run(request, params.timeout_s, memory_limit, isolate_network=isolate_network)
 
 
 def task_result(

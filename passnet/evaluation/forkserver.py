@@ -5,8 +5,9 @@ eager variant's time on a GPU host, docs/runner.md). A *zygote* (``passnet.evalu
 driver and kind of worker, and forks each worker on request: a clean image that has run no
 pass code and initialised no device, so every variant still gets a fresh process that shares
 nothing with any other variant. A kind is what the image bakes in: device kind and role
-(``sandbox.worker_role``: what it preloads) and the worker environment; the rest (memory
-limit, network namespace, CPU affinity, TMPDIR) each forked worker sets for itself.
+(``isolation.worker_role``: what it preloads) and the worker environment; the rest (memory
+limit, network namespace, CPU affinity, TMPDIR: its ``WorkerSpec``) each forked worker sets
+for itself (``worker.become_worker``).
 
 Linux only; ``PASSNET_FORK_SERVER=0`` turns it off (each worker is then started on its own,
 with spares, as before). A zygote that cannot start (or cannot fork safely) turns it off for
@@ -31,9 +32,9 @@ import tempfile
 import threading
 import warnings
 from collections.abc import Callable
-from typing import Any
 
 from passnet.evaluation import lifetime
+from passnet.evaluation.request import WorkerSpec
 
 READY_S = 300.0
 """How long a zygote may take to import torch and the harness (a loaded 2-core host)."""
@@ -51,8 +52,16 @@ def enabled() -> bool:
     return os.environ.get("PASSNET_FORK_SERVER", "1").lower() not in ("0", "off", "no", "false")
 
 
+def available(device: str, role: str) -> bool:
+    """Whether workers of this device kind and role may be forked here (the fork server is
+    on, and no zygote of the kind failed to start or to fork safely). Read without the lock,
+    which a zygote's start holds for seconds: a kind found unavailable meanwhile is refused
+    by ``fork_worker``."""
+    return enabled() and (device, role) not in _UNAVAILABLE
+
+
 class ForkedProcess:
-    """A worker forked by a zygote, with the part of Popen's interface ``sandbox`` uses. The
+    """A worker forked by a zygote, with the part of Popen's interface the driver uses. The
     zygote is its parent and reaps it; its exit code and rusage arrive on ``status_fd``."""
 
     def __init__(self, pid: int, args: list[str], stdin_fd: int, status_fd: int,
@@ -144,10 +153,10 @@ class Zygote:
                 )
         self.sock.settimeout(REPLY_S)
 
-    def fork(self, spec: dict[str, Any], fds: list[int]) -> int:
+    def fork(self, spec: WorkerSpec, fds: list[int]) -> int:
         """Ask for a worker; the pid, or ``OSError`` when the zygote is gone."""
         with self.lock:
-            socket.send_fds(self.sock, [json.dumps(spec).encode()], fds)
+            socket.send_fds(self.sock, [spec.model_dump_json().encode()], fds)
             reply = self.sock.recv(256)
             if reply.isdigit():
                 self.live += 1
@@ -237,19 +246,19 @@ def _start(device: str, role: str, env: dict[str, str]) -> Zygote:
         return Zygote(role, env, device, light=True)
 
 
-def fork_worker(
-    device: str, role: str, env: dict[str, str], spec: dict[str, Any], fds: list[int]
-) -> ForkedProcess:
-    """A worker forked from the zygote of its kind, given ``fds`` (its log, result channel
-    and timing witness; its stdin is made here) and ``spec`` (its TMPDIR and limits); a dead zygote is restarted once."""
+def fork_worker(spec: WorkerSpec, env: dict[str, str], fds: list[int]) -> ForkedProcess:
+    """A worker of ``spec`` (its kind, TMPDIR and limits) forked from the zygote of its kind,
+    given ``fds`` (its log, result channel and timing witness; its stdin is made here); a dead
+    zygote is restarted once."""
+    device, role = spec.device, spec.role
     stdin_r, stdin_w = os.pipe()
     status_r, status_w = os.pipe()
-    spec = {**spec, "driver": os.getpid(), "device": device}
     try:
         for attempt in range(2):
             zygote = _zygote(device, role, env)
             try:
-                pid = zygote.fork({**spec, "zygote": zygote.proc.pid}, [stdin_r, *fds, status_w])
+                ours = spec.model_copy(update={"parent": zygote.proc.pid})
+                pid = zygote.fork(ours, [stdin_r, *fds, status_w])
                 break
             except (OSError, ForkServerUnavailable) as exc:  # gone, hangs, or refused
                 with _LOCK:

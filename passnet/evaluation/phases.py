@@ -4,8 +4,9 @@ setup (static policy, load the sample, materialise inputs), build (load and appl
 candidate under the runtime guards), correctness (fresh inputs per trial, candidate first,
 reference second), ghost (a replay with every Triton launch disabled), timing (interleaved
 rounds with checked calls at secret positions, under the device's timing lock; on
-``--call-path cudagraph`` each side is replayed from a captured graph). A phase that ends the
-evaluation raises ``Failed``; ``VariantRun.run`` turns it into the result in one place.
+``--call-path cudagraph`` each side is replayed from a captured graph: ``timed_phase``'s
+``TimingPhase``, built from what the other phases left). A phase that ends the evaluation
+raises ``Failed``; ``VariantRun.run`` turns it into the result in one place.
 
 Imported only inside a worker (``passnet.evaluation.variant.run_variant``): it pulls in torch,
 the integrity layers and the candidates.
@@ -36,11 +37,10 @@ from passnet.evaluation.candidates import (
 from passnet.evaluation.compile_cache import compile_cache_dir
 from passnet.evaluation.compile_stats import TritonStats
 from passnet.evaluation.device_lock import DeviceLock
+from passnet.evaluation.phase_clock import DeviceHolds, PhaseClock
 from passnet.evaluation.request import WorkerRequest
-from passnet.evaluation.timed_phase import Failed, TimingPhase, worst
-from passnet.evaluation.timing import (
-    cpu_steal_jiffies,
-)
+from passnet.evaluation.timed_phase import Failed, TimingPhase, add_note, worst
+from passnet.evaluation.timing import cpu_steal_jiffies
 from passnet.evaluation.variant import error_site, sandbox_facts, short_error
 from passnet.graph.sample import SampleError, load_module, load_sample, materialize
 from passnet.integrity import audit, checks
@@ -51,11 +51,11 @@ from passnet.passes.plans import PlanWriteError
 from passnet.scores.compare import StructureError, compare_outputs
 
 
-class VariantRun(TimingPhase):
-    """One variant under one candidate, phase by phase; ``run()`` returns the result as JSON."""
+class VariantRun:
+    """One variant under one candidate, phase by phase; ``run()`` returns its result."""
 
     def __init__(self, req: WorkerRequest) -> None:
-        self.clock = time.perf_counter()  # the last phase boundary (result.phase_seconds)
+        started = time.perf_counter()  # the first phase boundary (result.phase_seconds)
         self.steal_before = cpu_steal_jiffies()  # /proc/stat ticks at 100 Hz: whole evaluation
         self.req = req
         self.params, self.spec = req.parameters, req.candidate  # validated with the request
@@ -67,6 +67,7 @@ class VariantRun(TimingPhase):
         if device.type == "cpu" and self.params.cpu_threads:
             torch.set_num_threads(self.params.cpu_threads)  # before any compile: Inductor reads it
         self.result = VariantResult(graph=req.graph, dtype=req.dtype, status=Status.OK)
+        self.clock = PhaseClock(self.result, started)
         self.fraction = self.params.cuda_memory_fraction if device.type == "cuda" else None
         self.result.sandbox = Sandbox(**sandbox_facts(req, self.fraction))
         self.kind = kind_of(self.spec)
@@ -76,12 +77,11 @@ class VariantRun(TimingPhase):
         self.own: list[Finding] = []  # findings of the worker itself (policy, null kernel)
         self.refused: list[Finding] = []  # the audit hook's refusals (all fatal)
         # Opened before any pass code runs: held shared while preparing, exclusive to time.
-        self.timing_lock = DeviceLock(req.lock_dir, device) if req.lock_dir else None
-        self.lock_wait = 0.0  # seconds waited for the device's lock (phase_seconds.wait)
+        lock = DeviceLock(req.lock_dir, device) if req.lock_dir else None
+        self.holds = DeviceHolds(lock, self.clock)
         self.checker: checks.CandidateChecker | None = None
         self.trials: list[checks.Trial] = []
         self.ref_mutates = False  # does the reference itself write into its inputs (x += y)?
-        self.timed: list = []  # comparisons of the checked timed calls
 
     def _interpreter_timing(self) -> None:
         """Interpreted kernels: times mean nothing. Check in full, time just enough for the
@@ -99,13 +99,10 @@ class VariantRun(TimingPhase):
 
     def phase(self, name: str) -> None:
         """Charge the time since the last phase ended to ``name`` (result.phase_seconds)."""
-        now = time.perf_counter()
-        seconds = self.result.phase_seconds
-        seconds[name] = seconds.get(name, 0.0) + now - self.clock
-        self.clock = now
+        self.clock.phase(name)
 
     def note(self, text: str) -> None:
-        self.result.timing_note = "; ".join(x for x in (self.result.timing_note, text) if x)
+        add_note(self.result, text)
 
     def integrity_error(self, exc: BaseException) -> None:
         """A failure that is evidence of an exploit (a write into a frozen launch plan: a
@@ -125,10 +122,10 @@ class VariantRun(TimingPhase):
     def findings(self) -> list[Finding]:
         return [*self.refused, *(self.rt.findings if self.rt is not None else []), *self.own]
 
-    def fail(self, status: Status, message: str) -> dict[str, Any]:
+    def fail(self, status: Status, message: str) -> VariantResult:
         """The result of a failed variant; evidence of an exploit overrides the status."""
-        if self.lock_wait >= 0.01 and "wait" not in self.result.phase_seconds:
-            self.result.phase_seconds["wait"] = self.lock_wait  # a real wait, not the syscall
+        if self.clock.lock_wait >= 0.01 and "wait" not in self.result.phase_seconds:
+            self.clock.record_wait()  # a real wait, not the syscall
         self.phase("failed")
         self.result.integrity = self.findings()
         fatal = self.fatal()
@@ -138,18 +135,18 @@ class VariantRun(TimingPhase):
         self.result.status = status
         self.result.error_class = STATUS_ERROR_CLASS[status]
         self.result.error = message
-        return self.result.model_dump(mode="json")
+        return self.result
 
-    def run(self) -> dict[str, Any]:
+    def run(self) -> VariantResult:
         stats = self.triton = TritonStats()
         stats.install()  # before any pass code: the integrity snapshot sees the hook as given
         stopped: Failed | None = None
         try:
-            with self.preparing():  # CUDA context, modules and inputs onto the device
+            with self.holds.preparing():  # CUDA context, modules and inputs onto the device
                 self.setup()
             self.build()  # loading and matching: host work
             self.correctness()
-            with self.preparing():
+            with self.holds.preparing():
                 self.ghost()
             self.timing()
         except Failed as stop:
@@ -160,7 +157,7 @@ class VariantRun(TimingPhase):
         if stopped is not None:
             return self.fail(stopped.status, stopped.message)
         self.result.integrity = self.findings()
-        return self.result.model_dump(mode="json")
+        return self.result
 
     # -- setup and build -------------------------------------------------------------------
 
@@ -229,7 +226,7 @@ class VariantRun(TimingPhase):
             self.checker = checks.CandidateChecker(
                 rt, guarded or self.built.fn, self.ref_module.forward, self.device
             )
-            rt.watch_instances(self, self.checker)
+            rt.watch_instances(self, self.checker, self.clock, self.holds)
         self.phase("build")
 
     def install_audit(self, pass_dir: str) -> None:
@@ -269,7 +266,7 @@ class VariantRun(TimingPhase):
             if k == 0:  # the first call compiles (Triton, Inductor): not under the device lock
                 self.trial(k, self.cand_inputs)
                 continue
-            with self.preparing():
+            with self.holds.preparing():
                 self.trial(k, self.fresh(seed, secret=k >= 2))
         self.phase("correctness")
 
@@ -333,6 +330,22 @@ class VariantRun(TimingPhase):
             raise Failed(Status.INCORRECT, "no closer to the reference than all-zero outputs"
                          + where)  # fmt: skip
         result.comparison = worst(result.comparison, comparison)  # as correct as its worst
+
+    def timing(self) -> None:
+        """The timing phase, built from what the phases before it left (``TimingPhase``)."""
+        timer = TimingPhase(
+            device=self.device, spec=self.spec, params=self.params,
+            runs_pass_code=self.kind.runs_pass_code, with_inductor=self.req.with_inductor,
+            seed=self.req.seed, sample=self.sample, ref_module=self.ref_module,
+            ref_inputs=self.ref_inputs, cand_inputs=self.cand_inputs, built=self.built,
+            first_output=self.trials[0].output, ref_mutates=self.ref_mutates,
+            checker=self.checker, rt=self.rt, result=self.result, clock=self.clock,
+            holds=self.holds, fresh=self.fresh, check_rejected=self.check_rejected,
+            integrity_error=self.integrity_error, steal_before=self.steal_before,
+        )  # fmt: skip
+        if self.rt is not None:  # its methods, like ours, must not be shadowed by a pass
+            self.rt.watch_instances(self, self.checker, self.clock, self.holds, timer)
+        timer.timing()
 
     def ghost(self) -> None:
         if self.checker is None or self.rt is None:

@@ -1,4 +1,6 @@
-"""The timing phase of a variant's evaluation (``passnet.evaluation.phases.VariantRun``).
+"""The timing phase of a variant's evaluation: ``TimingPhase``, which
+``passnet.evaluation.phases.VariantRun`` builds once the correctness trials and the ghost
+replay passed, from explicit inputs (what those phases left), and runs.
 
 Every side timed in interleaved rounds under the device's timing lock, with checked calls at
 secret positions among the candidate's timed calls (checked replays on ``--call-path
@@ -8,15 +10,16 @@ calls dropped from the statistics, and the per-call times and speedups recorded.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import torch
 
-from passnet.core.results import CandidateSpec, Status
+from passnet.core.results import CandidateSpec, Parameters, Status, VariantResult
 from passnet.evaluation import graphed, witness
-from passnet.evaluation.candidates import build_candidate, call_path_probe
+from passnet.evaluation.candidates import BuiltCandidate, build_candidate, call_path_probe
+from passnet.evaluation.phase_clock import DeviceHolds, PhaseClock
 from passnet.evaluation.timing import (
     Side,
     block_calls,
@@ -29,6 +32,7 @@ from passnet.evaluation.timing_stats import gap_suspicious, timing_fields
 from passnet.evaluation.variant import error_site, short_error
 from passnet.graph.sample import load_module
 from passnet.integrity import checks, timed_values
+from passnet.integrity.runtime import Runtime
 from passnet.integrity.timed_values import Feed, ValueBank
 from passnet.scores.compare import StructureError, compare_outputs
 
@@ -46,47 +50,65 @@ class Failed(Exception):
         self.status, self.message = status, message
 
 
+def add_note(result: VariantResult, text: str) -> None:
+    """Append ``text`` to the result's timing note."""
+    result.timing_note = "; ".join(x for x in (result.timing_note, text) if x)
+
+
+@dataclass(eq=False)
 class TimingPhase:
-    """The timing methods of ``VariantRun``, which sets the state they read (sample, modules,
-    inputs, built candidate, checker, runtime guards, parameters, result)."""
+    """The timing phase of one variant, from explicit inputs; ``timing()`` runs it, writing
+    into ``result``. Inputs a phase of the run left: the sample and both sides' modules and
+    inputs, the built candidate and its first trial's outputs, whether the reference mutates
+    its inputs; the runtime guards and the checker (None: not a guarded pass); the run's
+    clock and device holds, and three of its hooks (drawing inputs, the fatal-finding check,
+    a failure that is evidence of an exploit)."""
 
-    # -- timing ----------------------------------------------------------------------------
+    device: torch.device
+    spec: CandidateSpec
+    params: Parameters  # the run's (the interpreter's minimal timing for a pass on CPU)
+    runs_pass_code: bool  # its timed windows are witnessed by the parent (``witness``)
+    with_inductor: bool  # also time Inductor (``--with-inductor``)
+    seed: int  # the request's seed: the Inductor baseline's inputs
+    sample: Any
+    ref_module: Any
+    ref_inputs: list
+    cand_inputs: list
+    built: BuiltCandidate
+    first_output: Any  # the candidate's outputs in the first trial (size the value bank)
+    ref_mutates: bool  # the reference writes into its inputs (x += y)
+    checker: checks.CandidateChecker | None
+    rt: Runtime | None
+    result: VariantResult
+    clock: PhaseClock
+    holds: DeviceHolds
+    fresh: Callable[..., list]  # fresh(seed, secret=False): inputs drawn from a seed
+    check_rejected: Callable[[], None]  # raises Failed(REJECTED) on a fatal finding
+    integrity_error: Callable[[BaseException], None]  # records an exploit's evidence
+    steal_before: int  # /proc/stat steal ticks when the evaluation began
+    timed: list = field(default_factory=list, init=False)  # checked timed calls' comparisons
+    calls: int = field(default=1, init=False)  # calls per timed sample (a replay's length)
+    per_run: int = field(init=False)
+    positions: frozenset = field(init=False)
+    bank: ValueBank = field(init=False)
+    cand_side: Any = field(init=False)
+    cand_feed: Feed = field(init=False)
 
-    @contextmanager
-    def preparing(self) -> Iterator[None]:
-        """Device work outside the timed phase: the device's lock held shared, so it never
-        runs while another worker times (``passnet.evaluation.device_lock``). Held around
-        short device work only (loading, a correctness trial, the ghost replay), never around
-        a compile (a first call, Inductor's baseline): a timer waits for every shared hold to
-        end, and holds of seconds would queue every worker behind each timing."""
-        lock = self.timing_lock
-        if lock is None or lock.held:  # no lock, or an enclosing block holds it
-            yield
-            return
-        self.waited(lock.acquire_shared())
-        try:
-            yield
-        finally:
-            lock.release()
-
-    def waited(self, seconds: float) -> None:
-        """Time spent waiting for the device's lock: charged to ``wait`` (recorded just before
-        ``timing``, or before ``failed``), not to the phase that waited."""
-        self.lock_wait += seconds
-        self.clock += seconds
+    def note(self, text: str) -> None:
+        add_note(self.result, text)
 
     def timing(self) -> None:
         """Time every side with checked calls hidden at secret positions, then re-check."""
         sides = self.timing_sides()
-        self.phase("timing_prep")
+        self.clock.phase("timing_prep")
         timings, overhead = self.measure(sides)
-        self.result.phase_seconds["wait"] = self.lock_wait  # (in order: waited, then timed)
-        self.phase("timing")  # the device's timing lock held: what no other worker can overlap
-        with self.preparing():
+        self.clock.record_wait()  # (in order: waited, then timed)
+        self.clock.phase("timing")  # the timing lock held: what no other worker can overlap
+        with self.holds.preparing():
             self.after_timing()
         self.record(timings, overhead)
-        self.result.phase_seconds["wait"] = self.lock_wait
-        self.phase("recheck")
+        self.clock.record_wait()
+        self.clock.phase("recheck")
 
     def timing_sides(self) -> list[Side]:
         """The timed sides: every call gets fresh values from a bank of secret input sets
@@ -103,8 +125,8 @@ class TimingPhase:
             self.positions, keep = checks.secret_positions(
                 params.warmup, self.per_run, n_check, 3, longest
             )
-        with self.preparing():
-            size = timed_values.bank_size(self.cand_inputs, self.trials[0].output, self.device)
+        with self.holds.preparing():
+            size = timed_values.bank_size(self.cand_inputs, self.first_output, self.device)
             self.bank = ValueBank(lambda seed: self.fresh(seed, secret=True),
                                   self.ref_module.forward, size)  # fmt: skip
         check = self.timed_check if self.checker is not None else None
@@ -118,11 +140,11 @@ class TimingPhase:
             Side("candidate", self.cand_side, self.cand_inputs, self.cand_feed,
                  self.verify_timed if self.checker is not None else None),
         ]  # fmt: skip
-        if self.req.with_inductor and self.spec.kind != "inductor":
+        if self.with_inductor and self.spec.kind != "inductor":
             self.add_inductor(sides)  # compiles: not under the device lock
         self.calls = 1
         if params.call_path == "cudagraph":
-            with self.preparing():
+            with self.holds.preparing():
                 sides = self.graph_sides(sides)
         return sides
 
@@ -193,10 +215,10 @@ class TimingPhase:
             ind = build_candidate(
                 CandidateSpec(kind="inductor"),
                 load_module(self.sample, self.device),
-                self.fresh(self.req.seed),
+                self.fresh(self.seed),
                 self.params.call_path,
             )
-            ind_inputs = self.fresh(self.req.seed)
+            ind_inputs = self.fresh(self.seed)
             with torch.no_grad():
                 ind.fn(*ind_inputs)
             sampler = checks.TimedSampler(ind.fn, self.per_run)
@@ -227,11 +249,9 @@ class TimingPhase:
         """The sides and the call-path probe, timed while holding the device's timing lock;
         a pass worker's timed windows are witnessed by its parent (``witness``)."""
         params = self.params
-        seen = witness.active() if self.kind.runs_pass_code else None
-        if self.timing_lock is not None:  # nothing else on this device until release
-            self.waited(self.timing_lock.acquire())
-        try:
-            with torch.no_grad():
+        seen = witness.active() if self.runs_pass_code else None
+        with self.holds.timing(), torch.no_grad():  # nothing else on this device until release
+            try:
                 timings = measure(
                     sides, self.device, warmup=params.warmup, trials=params.trials,
                     rounds=params.rounds, noise_limit=params.noise_limit,
@@ -244,14 +264,11 @@ class TimingPhase:
                     trials=params.trials, rounds=1, noise_limit=params.noise_limit,
                     max_reruns=0, witness=seen, label="probe",
                 )  # fmt: skip
-        except Exception as exc:  # noqa: BLE001 - a candidate failing on a later call
-            self.integrity_error(exc)
-            raise Failed(
-                Status.RUNTIME_ERROR, f"during timing: {short_error(exc)}{error_site(exc)}"
-            ) from exc
-        finally:
-            if self.timing_lock is not None:
-                self.timing_lock.release()
+            except Exception as exc:  # noqa: BLE001 - a candidate failing on a later call
+                self.integrity_error(exc)
+                raise Failed(
+                    Status.RUNTIME_ERROR, f"during timing: {short_error(exc)}{error_site(exc)}"
+                ) from exc
         return timings, overhead
 
     def after_timing(self) -> None:

@@ -13,6 +13,8 @@ import resource
 import traceback
 from typing import Any
 
+from passnet.core.results import VariantResult
+from passnet.evaluation.isolation import netns
 from passnet.evaluation.request import WorkerRequest
 
 
@@ -30,16 +32,9 @@ def error_site(exc: BaseException) -> str:
     return f" (at {os.path.basename(f.filename)}:{f.lineno})"
 
 
-def _netns() -> str:
-    try:
-        return os.readlink("/proc/self/ns/net")
-    except OSError:
-        return ""
-
-
 def sandbox_facts(req: WorkerRequest, fraction: float | None) -> dict[str, Any]:
     """What the worker can see of its own sandbox (``result.sandbox``)."""
-    own = _netns()
+    own = netns()
     limit = None
     for kind in (resource.RLIMIT_AS, resource.RLIMIT_DATA):
         soft, _ = resource.getrlimit(kind)
@@ -53,8 +48,8 @@ def sandbox_facts(req: WorkerRequest, fraction: float | None) -> dict[str, Any]:
     }
 
 
-def run_variant(req: WorkerRequest) -> dict[str, Any]:
-    """Evaluate the request's variant; the result as JSON-ready data (failures included)."""
+def run_variant(req: WorkerRequest) -> VariantResult:
+    """Evaluate the request's variant; its result (failures included)."""
     from passnet.evaluation.phases import VariantRun
 
     return VariantRun(req).run()

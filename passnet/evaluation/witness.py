@@ -28,7 +28,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from passnet.core.results import STATUS_ERROR_CLASS, Finding, Status
+from passnet.core.results import STATUS_ERROR_CLASS, Finding, Status, VariantResult
 from passnet.evaluation.timing_stats import SideRun, kept_run, side_timings, timing_fields
 
 SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)  # Linux's value (absent from Python's list)
@@ -262,6 +262,13 @@ def settle(result: dict[str, Any], messages: list[tuple[int, bytes]], *,
     result["error_class"] = STATUS_ERROR_CLASS[Status.REJECTED].value  # type: ignore[union-attr]
     result["error"] = f"integrity: timing-forged: {detail}"
     return result
+
+
+def settle_result(result: VariantResult, messages: list[tuple[int, bytes]], *,
+                  meaningful: bool) -> VariantResult:  # fmt: skip
+    """``settle`` on a validated result; what it recomputed is validated in turn."""
+    settled = settle(result.model_dump(mode="json"), messages, meaningful=meaningful)
+    return VariantResult.model_validate(settled)
 
 
 def _recomputed(measured: dict[str, Measured]) -> dict[str, Any]:

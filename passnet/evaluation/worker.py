@@ -1,12 +1,14 @@
 """Evaluate one variant of a task inside a sandboxed worker process.
 
 Forked from a zygote (``passnet.evaluation.zygote``, the default) or run as
-``python -m passnet.evaluation.worker --result-fd N``: the request (JSON) arrives on stdin,
-the VariantResult (JSON) leaves through a private channel (file descriptor N), so nothing a
-candidate prints can be mistaken for a result. The channel is moved to another
-descriptor before any pass code runs and every message carries the parent's nonce. The parent
-kills the worker at its timeout; the worker also dies with the parent and keeps the timeout
-itself (``passnet.evaluation.lifetime``).
+``python -m passnet.evaluation.worker --result-fd N --witness-fd M --spec JSON``; either way
+the process becomes a worker through ``become_worker`` (its ``WorkerSpec``: the sandbox it
+applies to itself, in one place). The request (JSON) arrives on stdin, the VariantResult
+(JSON) leaves through a private channel (``passnet.evaluation.channel``), so nothing a
+candidate prints can be mistaken for a result. The channel is moved to another descriptor
+before any pass code runs and every message carries the parent's nonce. The parent kills the
+worker at its timeout; the worker also dies with the parent and keeps the timeout itself
+(``passnet.evaluation.lifetime``).
 
 Integrity (SPEC section 8, ``docs/integrity.md``): the static policy runs before any pass
 code is imported; the runtime guards of ``passnet.integrity`` watch every correctness call, a
@@ -16,17 +18,19 @@ ghost replay and a secret sample of the timed calls.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, NoReturn
 
+from passnet.core.results import STATUS_ERROR_CLASS, Status, VariantResult
+from passnet.evaluation import channel
 from passnet.evaluation.candidates import kind_of
-from passnet.evaluation.request import WorkerRequest
+from passnet.evaluation.request import WorkerRequest, WorkerSpec
 from passnet.evaluation.variant import error_site, run_variant, short_error
 
 if TYPE_CHECKING:
@@ -34,7 +38,8 @@ if TYPE_CHECKING:
 
     from passnet.evaluation.lifetime import Guardian
 
-__all__ = ["WorkerRequest", "main", "preload", "run_variant", "serve"]
+__all__ = ["WorkerRequest", "WorkerSpec", "become_worker", "main", "preload", "run_variant",
+           "serve"]  # fmt: skip
 
 
 @contextmanager
@@ -152,47 +157,86 @@ def shared_hold(lock_dir: str, device: torch.device) -> Iterator[None]:
         lock.close()
 
 
+@dataclass(frozen=True)
+class WorkerFds:
+    """The descriptors a new worker holds under the numbers its starter gave them."""
+
+    result: int  # the write end of the result channel
+    witness: int = -1  # its end of the timing witness's socket pair (-1: none)
+
+
+def _moved(fd: int) -> int:
+    """``fd`` under a new number, named nowhere (a non-inheritable copy); -1 stays -1."""
+    if fd < 0:
+        return -1
+    new = os.dup(fd)
+    os.close(fd)
+    return new
+
+
+def become_worker(
+    spec: WorkerSpec, fds: WorkerFds, preloads: dict[str, bool] | None = None
+) -> NoReturn:
+    """Apply the sandbox of ``spec`` to this process, then serve one request: the one start
+    sequence of every worker, forked from a zygote (``zygote._become_worker``, after it shed
+    the zygote's descriptors) or started on its own (``main``). Before any request is read:
+    its TMPDIR as cwd; its limits, namespace and affinity while it is still single-threaded
+    (unsharing the network needs that); its guardian (it dies with the driver and keeps its
+    time limit without it); the result channel and the witness moved off the numbers its
+    starter named; the arguments it was started with hidden. ``preloads``: what to import
+    first (``preload``'s flags: a fresh interpreter; None: a zygote's image has them).
+    ``spec.warm``: a spare makes its device's context while it waits."""
+    from passnet.evaluation.isolation import apply_limits
+    from passnet.evaluation.lifetime import Guardian, set_name
+
+    os.chdir(spec.tmpdir)
+    os.environ["TMPDIR"] = spec.tmpdir  # read by the guardian: the folder it removes
+    tempfile.tempdir = None
+    apply_limits(spec)
+    set_name("passnet-worker")
+    guardian = Guardian(spec.parent or spec.driver, driver=spec.driver)
+    result_fd, witness_fd = _moved(fds.result), _moved(fds.witness)
+    del sys.argv[1:]
+    if preloads is not None:
+        preload(**preloads)
+    if spec.warm:
+        warm_device(spec.device, spec.lock_dir)
+    serve(result_fd, guardian, witness_fd)
+
+
 def main(argv: list[str] | None = None) -> int:
     """A worker started as its own process (``PASSNET_FORK_SERVER=0``, or no fork server)."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--result-fd", type=int, required=True)
     parser.add_argument("--witness-fd", type=int, default=-1)
+    parser.add_argument("--spec", required=True, help="its WorkerSpec (JSON)")
     parser.add_argument("--preload-inductor", action="store_true")
     parser.add_argument("--preload-launch", action="store_true")
     parser.add_argument("--preload-cuda", action="store_true")
-    parser.add_argument("--parent-pid", type=int, default=None)
-    parser.add_argument("--device", default="cpu")
-    parser.add_argument("--memory-limit", type=int, default=0)
-    parser.add_argument("--isolate-network", action="store_true")
-    parser.add_argument("--cpus", default="")
     args = parser.parse_args(argv)
-    # Limits first, while this process is single-threaded (unsharing the network needs that).
-    from passnet.evaluation.sandbox import apply_limits
-
-    cpus = frozenset(int(c) for c in args.cpus.split(",") if c) or None
-    apply_limits(args.memory_limit or None, args.device, args.isolate_network, cpus)()
-    # Before anything slow: die with the driver, and a guardian that outlives our GIL.
-    from passnet.evaluation.lifetime import Guardian, set_name
-
-    set_name("passnet-worker")
-    guardian = Guardian(args.parent_pid)
-    # Move the channel off the number named on the command line (non-inheritable copy).
-    channel = os.dup(args.result_fd)
-    os.close(args.result_fd)
-    witness_fd = -1
-    if args.witness_fd >= 0:
-        witness_fd = os.dup(args.witness_fd)
-        os.close(args.witness_fd)
-    del sys.argv[1:]
-    preload(inductor=args.preload_inductor, launch=args.preload_launch, cuda=args.preload_cuda)
-    serve(channel, guardian, witness_fd)
+    spec = WorkerSpec.model_validate_json(args.spec)
+    preloads = {"inductor": args.preload_inductor, "launch": args.preload_launch,
+                "cuda": args.preload_cuda}  # fmt: skip
+    become_worker(spec, WorkerFds(args.result_fd, args.witness_fd), preloads)
 
 
-def serve(channel: int, guardian: Guardian, witness_fd: int = -1) -> NoReturn:
-    """Read the request on stdin, evaluate it, answer on ``channel``, exit. Shared by a worker
-    started on its own (``main``) and one forked from a zygote (``passnet.evaluation.zygote``),
-    both sandboxed and preloaded by now. ``witness_fd``: the timing witness's socket
-    (``passnet.evaluation.witness``), reported on for a pass's timed calls."""
+def worker_error(req: WorkerRequest, exc: BaseException) -> VariantResult:
+    """The result of an evaluation that raised out of the harness (the parent classifies a
+    worker that died instead)."""
+    return VariantResult(
+        graph=req.graph,
+        dtype=req.dtype,
+        status=Status.RUNTIME_ERROR,
+        error_class=STATUS_ERROR_CLASS[Status.RUNTIME_ERROR],
+        error=f"worker error: {short_error(exc)}{error_site(exc)}",
+    )
+
+
+def serve(result_fd: int, guardian: Guardian, witness_fd: int = -1) -> NoReturn:
+    """Read the request on stdin, evaluate it, answer on ``result_fd``, exit. The end of
+    ``become_worker``: the process is sandboxed and preloaded by now. ``witness_fd``: the
+    timing witness's socket (``passnet.evaluation.witness``), reported on for a pass's timed
+    calls."""
     text = sys.stdin.read()
     sys.stdin.close()
     if not text.strip():  # a spare whose parent went away (or never needed it)
@@ -209,20 +253,14 @@ def serve(channel: int, guardian: Guardian, witness_fd: int = -1) -> NoReturn:
     nonce, req.nonce = req.nonce, ""
     t0 = time.perf_counter()
     try:
-        out = run_variant(req)
+        result = run_variant(req)
+        result.worker_seconds = time.perf_counter() - t0
+        body = channel.encode(result)  # in here: a result that cannot be written is an error
     except BaseException as exc:  # noqa: BLE001 - report, then die; the parent classifies
-        out = {
-            "graph": req.graph,
-            "dtype": req.dtype,
-            "status": "runtime_error",
-            "error_class": "runtime",
-            "error": f"worker error: {short_error(exc)}{error_site(exc)}",
-        }
-    out["worker_seconds"] = time.perf_counter() - t0
-    data = (nonce + "\n" + json.dumps(out)).encode()
-    while data:
-        data = data[os.write(channel, data) :]
-    os.close(channel)
+        result = worker_error(req, exc)
+        result.worker_seconds = time.perf_counter() - t0
+        body = channel.encode(result)
+    channel.send(result_fd, nonce, body)
     # Skip interpreter teardown: a candidate's atexit hooks or threads must not hang us.
     os._exit(0)
 

@@ -7,11 +7,13 @@ control socket. It never runs pass code, never touches a device (CUDA stays unin
 forking is safe) and never evaluates anything: every worker is a fresh fork of the same clean
 image and costs its own work only, not an interpreter start and torch's import.
 
-The forked child becomes the worker of today (``worker.serve``): its own session, stdin, log
-and result channel from the descriptors the driver sent (SCM_RIGHTS), a private TMPDIR as cwd,
-its own limits (``sandbox.apply_limits``), its guardian and parent-death signal
-(``lifetime``). The zygote reaps each worker and reports its exit status and resource usage
-through the worker's status pipe, which only the zygote and the driver hold.
+The forked child sheds the zygote's descriptors and takes the worker's (its own session,
+stdin and log from the descriptors the driver sent, SCM_RIGHTS), re-points what preloading
+derived from the zygote's TMPDIR, then becomes a worker exactly as one started on its own does
+(``worker.become_worker``: its ``WorkerSpec``'s TMPDIR as cwd, its own limits, guardian and
+parent-death signal, the result channel and the witness moved, then ``worker.serve``). The
+zygote reaps each worker and reports its exit status and resource usage through the worker's
+status pipe, which only the zygote and the driver hold.
 
 The zygote dies with the driver (parent-death signal, and EOF on the control socket), and its
 workers die with it (their parent-death signal) and with the driver (their guardians).
@@ -29,13 +31,12 @@ import shutil
 import signal
 import socket
 import sys
-import tempfile
 import traceback
 from typing import Any, NoReturn
 
-from passnet.evaluation.lifetime import Guardian, die_with_parent, set_dumpable, set_name
-from passnet.evaluation.sandbox import apply_limits
-from passnet.evaluation.worker import preload, serve, warm_device
+from passnet.evaluation.lifetime import die_with_parent, set_dumpable, set_name
+from passnet.evaluation.request import WorkerSpec
+from passnet.evaluation.worker import WorkerFds, become_worker, preload
 from passnet.integrity.process_probes import native_threads
 
 
@@ -90,9 +91,10 @@ def _tmp_references(tmpdir: str) -> tuple[list[tuple[str, str]], list[str]]:
 
 
 def _become_worker(
-    spec: dict[str, Any], fds: list[int], own: list[int], started: int, stale: Any
+    spec: WorkerSpec, fds: list[int], own: list[int], started: int, stale: Any
 ) -> NoReturn:
-    """The forked child: shed the zygote's descriptors, take the worker's, sandbox, serve."""
+    """The forked child: shed the zygote's descriptors and state, take the worker's, then
+    become a worker as one started on its own does (``worker.become_worker``)."""
     try:
         set_name("passnet-worker")
         set_dumpable(True)  # as a worker started on its own (core dumps stay off: RLIMIT_CORE)
@@ -106,15 +108,10 @@ def _become_worker(
         os.dup2(stdin, 0)
         os.dup2(log, 1)
         os.dup2(log, 2)
-        channel = os.dup(result)  # a non-inheritable number, named nowhere
-        witness_fd = os.dup(seen)
-        for fd in fds:
-            os.close(fd)
-        old, tmpdir = os.environ["TMPDIR"], spec["tmpdir"]
-        os.chdir(tmpdir)
-        os.environ["TMPDIR"] = tmpdir
-        tempfile.tempdir = None
-        attrs, env = stale
+        os.close(stdin)
+        os.close(log)
+        old, tmpdir = os.environ["TMPDIR"], spec.tmpdir
+        attrs, env = stale  # what preloading derived from the zygote's TMPDIR: now ours
         for name, attr in attrs:
             value = getattr(sys.modules[name], attr)
             setattr(sys.modules[name], attr, tmpdir + value[len(old) :])
@@ -122,11 +119,7 @@ def _become_worker(
             os.environ[key] = tmpdir + os.environ[key][len(old) :]
         if "numpy" in sys.modules:  # numpy's global generator is not reseeded by a fork
             sys.modules["numpy"].random.seed()
-        cpus = frozenset(spec["cpus"]) if spec.get("cpus") else None
-        apply_limits(spec["memory_limit"], spec["device"], spec["isolate_network"], cpus)()
-        if spec.get("warm"):  # a spare: its device's context now, while it waits
-            warm_device(spec["device"], spec.get("lock_dir", ""))
-        serve(channel, Guardian(spec["zygote"], driver=spec["driver"]), witness_fd)
+        become_worker(spec, WorkerFds(result, seen))
     except BaseException:  # noqa: BLE001 - never return into the zygote's loop
         traceback.print_exc()
     finally:
@@ -178,7 +171,7 @@ def fork_loop(control: socket.socket, stale: Any) -> None:
             return
         if not msg:
             return  # EOF: the driver stopped us or died
-        spec = json.loads(msg)
+        spec = WorkerSpec.model_validate_json(msg)
         *worker_fds, status_fd = fds
         why = _unsafe_to_fork()
         started_r, started_w = os.pipe()
