@@ -19,7 +19,7 @@ import passnet
 from passnet.accelerate import LibraryError, PassLibrary
 from passnet.accelerate.models import ModelError, load_model
 from passnet.cli import app
-from passnet.evaluation.compare import compare_outputs
+from passnet.scores.compare import compare_outputs
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples" / "passes"

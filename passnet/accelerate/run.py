@@ -3,7 +3,7 @@
 Sides: ``eager`` (the reference), ``inductor`` and ``inductor-ro`` (``torch.compile`` default
 and reduce-overhead), ``passnet`` (the library, then the inner compiler) and ``passnet-ro``
 (the library, then Inductor's reduce-overhead config). Every compiled side's outputs are
-compared with eager's at the SPEC tolerance levels (``passnet.evaluation.compare``); then all
+compared with eager's at the SPEC tolerance levels (``passnet.scores.compare``); then all
 sides are timed end to end in interleaved rounds (``passnet.evaluation.timing.measure``). On
 CPU only ``eager`` and ``passnet`` run and nothing is timed: the pass kernels run in Triton's
 interpreter there, so times would say nothing about speed.
@@ -20,7 +20,7 @@ import torch
 from passnet.accelerate.backend import PassnetBackend
 from passnet.accelerate.library import PassLibrary, library_json
 from passnet.accelerate.models import LoadedModel
-from passnet.evaluation.compare import StructureError, compare_outputs
+from passnet.scores.compare import StructureError, compare_outputs
 from passnet.evaluation.timing import Side, measure
 
 STRICT_T = -4  # the synthesizer's keep level (passnet.synth.driver.STRICT_T)
