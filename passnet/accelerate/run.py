@@ -20,8 +20,8 @@ import torch
 from passnet.accelerate.backend import PassnetBackend
 from passnet.accelerate.library import PassLibrary, library_json
 from passnet.accelerate.models import LoadedModel
-from passnet.scores.compare import StructureError, compare_outputs
 from passnet.evaluation.timing import Side, measure
+from passnet.scores.compare import StructureError, compare_outputs
 
 STRICT_T = -4  # the synthesizer's keep level (passnet.synth.driver.STRICT_T)
 CPU_TIMING_NOTE = (
