@@ -5,5 +5,6 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 .venv/bin/ruff check passnet tests scripts examples
 .venv/bin/lint-imports  # the layers contract of pyproject.toml (README, "Layout")
+.venv/bin/python -m mypy  # the packages named in pyproject.toml's [tool.mypy]
 export TRITON_INTERPRET=1
 exec .venv/bin/python -m pytest -q -m "not gpu" -p no:cacheprovider "$@"

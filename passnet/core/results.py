@@ -258,7 +258,7 @@ def default_parameters(device: str, **overrides: object) -> Parameters:
     overrides are ignored, so CLI options can be passed through as they are."""
     base: dict[str, object] = {} if device.startswith("cuda") else dict(CPU_TIMING)
     base.update({k: v for k, v in overrides.items() if v is not None})
-    return Parameters(**base)
+    return Parameters.model_validate(base)
 
 
 class CandidateSpec(BaseModel):

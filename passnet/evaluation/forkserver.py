@@ -66,7 +66,8 @@ class ForkedProcess:
 
     def __init__(self, pid: int, args: list[str], stdin_fd: int, status_fd: int,
                  zygote: Zygote) -> None:  # fmt: skip
-        self.pid, self.args, self.returncode = pid, args, None
+        self.pid, self.args = pid, args
+        self.returncode: int | None = None
         self.stdin = os.fdopen(stdin_fd, "wb")
         self.usage: resource.struct_rusage | None = None
         self.zygote_died = False
@@ -278,7 +279,9 @@ def fork_worker(spec: WorkerSpec, env: dict[str, str], fds: list[int]) -> Forked
     finally:
         os.close(stdin_r)
         os.close(status_w)
-    return ForkedProcess(pid, list(zygote.proc.args), stdin_w, status_r, zygote)
+    args = zygote.proc.args
+    argv = [str(a) for a in args] if isinstance(args, (list, tuple)) else [str(args)]
+    return ForkedProcess(pid, argv, stdin_w, status_r, zygote)
 
 
 def prewarm(kinds: list[str], roles: list[str], env_for: Callable[[str, str], dict[str, str]]

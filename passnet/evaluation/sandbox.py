@@ -157,7 +157,7 @@ class WorkerPool:
                     self._starting[key] -= 1
                     settled += 1
                     kept = spare is not None and bool(self._stocks)  # the scope may have closed
-                    if kept:
+                    if spare is not None and kept:
                         self._spares.setdefault(key, []).append(spare)
                 if not kept:
                     if spare is not None:

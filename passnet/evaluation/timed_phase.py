@@ -85,7 +85,7 @@ class TimingPhase:
     fresh: Callable[..., list]  # fresh(seed, secret=False): inputs drawn from a seed
     check_rejected: Callable[[], None]  # raises Failed(REJECTED) on a fatal finding
     integrity_error: Callable[[BaseException], None]  # records an exploit's evidence
-    steal_before: int  # /proc/stat steal ticks when the evaluation began
+    steal_before: tuple[int, int] | None  # /proc/stat (steal, total) when the evaluation began
     timed: list = field(default_factory=list, init=False)  # checked timed calls' comparisons
     calls: int = field(default=1, init=False)  # calls per timed sample (a replay's length)
     per_run: int = field(init=False)
@@ -116,7 +116,7 @@ class TimingPhase:
         call, and checked calls are hidden at secret positions among its calls."""
         params = self.params
         self.per_run = params.warmup + block_calls(params.trials, params.rounds)
-        self.positions, keep = frozenset(), frozenset()
+        self.positions, keep = frozenset[int](), frozenset[int]()
         if self.checker is not None:
             n_check = min(params.sampled_checks, max(1, params.trials // 8))
             longest = params.warmup + timed_cap(
@@ -295,7 +295,8 @@ class TimingPhase:
                                     ci_target=params.ci_target, cap=cap)  # fmt: skip
         for key, value in fields.items():
             setattr(result, key, value)
-        if self.rt is not None and gap_suspicious(gap, result.candidate.wall.median_us):
+        candidate = fields["candidate"]
+        if self.rt is not None and gap_suspicious(gap, candidate.wall.median_us):
             # A warning, not a verdict: a legit multi-output pass showed such a gap on the
             # H200 (docs/integrity.md). The device-busy check after each checked call is the
             # fatal defence.

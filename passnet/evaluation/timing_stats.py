@@ -149,14 +149,15 @@ def timing_rule(timings: dict[str, SideTiming], ci_target: float | None, cap: in
 def per_call(timing: SideTiming, calls: int) -> SideTiming:
     """A replay of ``calls`` calls in a row as per-call times (every sample divided)."""
 
-    def scale(t: Timing | None) -> Timing | None:
-        if t is None or calls == 1:
+    def scale(t: Timing) -> Timing:
+        if calls == 1:
             return t
         return t.model_copy(update={
             "samples_us": [round(x / calls, 4) for x in t.samples_us],
             "median_us": t.median_us / calls, "iqr_us": t.iqr_us / calls})  # fmt: skip
 
-    return SideTiming(wall=scale(timing.wall), cuda_event=scale(timing.cuda_event))
+    event = timing.cuda_event
+    return SideTiming(wall=scale(timing.wall), cuda_event=scale(event) if event else None)
 
 
 GAP_WARN_US = 50.0

@@ -99,7 +99,8 @@ class Log:
     POLL_S = 0.02
 
     def __init__(self, sock: socket.socket) -> None:
-        self.sock, self.messages = sock, []
+        self.sock = sock
+        self.messages: list[tuple[int, bytes]] = []
         self.closed = threading.Event()
         self.thread = threading.Thread(target=self._drain, daemon=True, name="passnet-witness")
         self.thread.start()

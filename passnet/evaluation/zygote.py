@@ -154,7 +154,7 @@ def fork_loop(control: socket.socket, stale: Any) -> None:
     signal.set_wakeup_fd(wake_w)
     status: dict[int, int] = {}  # worker pid -> its status pipe
     while True:
-        ready = select.select([control, wake_r], [], [])[0]
+        ready = select.select([control.fileno(), wake_r], [], [])[0]
         if wake_r in ready:
             while True:
                 try:
@@ -163,7 +163,7 @@ def fork_loop(control: socket.socket, stale: Any) -> None:
                 except BlockingIOError:
                     break
             _reap(status)
-        if control not in ready:
+        if control.fileno() not in ready:
             continue
         try:
             msg, fds, _, _ = socket.recv_fds(control, 1 << 16, 5)

@@ -289,7 +289,8 @@ class TimedSampler:
         check: Callable[[tuple], Any] | None = None,
     ) -> None:
         self.fn, self.per_run, self.positions, self.keep = fn, per_run, positions, keep
-        self.check, self.n, self.kept = check, 0, []
+        self.check, self.n = check, 0
+        self.kept: list[Any] = []
         self.last_checked = False  # the last call was a checked call (timing drops its sample)
         self.start: int | None = None  # call count at the current run's start (new_run)
 
@@ -301,9 +302,10 @@ class TimedSampler:
     def __call__(self, *args: Any) -> Any:
         pos = self.n - self.start if self.start is not None else self.n % self.per_run
         self.n += 1
-        self.last_checked = pos in self.positions and self.check is not None
-        if self.last_checked:
-            return self.check(args)
+        check = self.check if pos in self.positions else None
+        self.last_checked = check is not None
+        if check is not None:
+            return check(args)
         out = self.fn(*args)
         if pos in self.keep:
             self.kept.append(out)

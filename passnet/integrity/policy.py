@@ -89,7 +89,8 @@ class _Checker(ReadChecks):
                 "triton" if jit else "code")
         self.push_scope(node)
         self.fns.append(node)
-        for stmt in node.body if isinstance(node.body, list) else [node.body]:
+        body = getattr(node, "body", [])
+        for stmt in body if isinstance(body, list) else [body]:
             self.visit(stmt)
         self.fns.pop()
         self.stack.pop()

@@ -97,9 +97,11 @@ def params_of(node: ast.AST) -> list[str]:
 
 def literal_getattr(node: ast.AST | None) -> str | None:
     """The name in ``getattr(obj, "name")`` (an attribute access in disguise), else None."""
-    call = isinstance(node, ast.Call) and getattr(node.func, "id", "") == "getattr"
-    args = node.args if call and len(node.args) == 2 else [None, None]  # type: ignore[union-attr]
-    return args[1].value if isinstance(getattr(args[1], "value", None), str) else None
+    if not (isinstance(node, ast.Call) and getattr(node.func, "id", "") == "getattr"
+            and len(node.args) == 2):  # fmt: skip
+        return None
+    name = node.args[1]
+    return name.value if isinstance(name, ast.Constant) and isinstance(name.value, str) else None
 
 
 def import_alias(node: ast.Import | ast.ImportFrom, al: ast.alias, package: str) -> str | None:
@@ -197,7 +199,7 @@ def make_folder(files: Iterable[tuple[str, ast.Module | None]], roots: Iterable[
     """A :class:`Folder` from ``(relative path, parsed tree or None)`` pairs; modules named in
     ``skip`` (files shadowing torch or the stdlib, refused on their own) resolve as the real
     ones."""
-    modules, aliases, members = set(extra_modules), {}, set()
+    modules, aliases, members = set(extra_modules), dict[str, dict[str, str]](), set[str]()
     for rel, tree in files:
         path = module_path(rel)
         parts = path.split(".") if path else []
@@ -226,8 +228,10 @@ def _dotted(node: ast.AST, table: dict[str, str]) -> str | None:
     """``T.nn`` over a module's own import table (``T = torch.nn`` re-exports a module)."""
     if isinstance(node, ast.Name):
         return table.get(node.id)
-    base = _dotted(node.value, table) if isinstance(node, ast.Attribute) else None
-    return f"{base}.{node.attr}" if base else None  # type: ignore[union-attr]
+    if not isinstance(node, ast.Attribute):
+        return None
+    base = _dotted(node.value, table)
+    return f"{base}.{node.attr}" if base else None
 
 
 class Resolver:
@@ -287,8 +291,8 @@ class Resolver:
             if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
                 scope.names.add(n.id)
             elif isinstance(n, (*DEFS, ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and \
-                    getattr(n, "name", None):
-                others.add(n.name)  # type: ignore[union-attr]
+                    (name := getattr(n, "name", None)):
+                others.add(name)
             elif isinstance(n, ast.MatchMapping) and n.rest:
                 others.add(n.rest)
             elif isinstance(n, (ast.Global, ast.Nonlocal)):

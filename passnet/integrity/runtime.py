@@ -77,11 +77,8 @@ def _try_import(name: str) -> Any:
         return None
 
 
-_TRITON_DIR = (
-    str(Path(triton.__file__).parent) + os.sep
-    if (triton := sys.modules.get("triton") or _try_import("triton")) is not None
-    else None
-)
+_TRITON_FILE = getattr(sys.modules.get("triton") or _try_import("triton"), "__file__", None)
+_TRITON_DIR = str(Path(_TRITON_FILE).parent) + os.sep if _TRITON_FILE else None
 #: Triton's launch machinery, whose own torch ops are allowed (the interpreter copies
 #: arguments on CPU, the autotuner zeroes its cache); not ``triton.testing`` and the like,
 #: which a pass could use to read or compute on its inputs.
@@ -93,7 +90,7 @@ _TRITON_LAUNCH = tuple(
 def culprit() -> str | None:
     """``file:line`` of the code that issued the current torch op, skipping torch and this
     package; None when Triton's launch machinery issued it (a kernel launch is allowed)."""
-    frame = sys._getframe(1)
+    frame: types.FrameType | None = sys._getframe(1)
     while frame is not None:
         name = frame.f_code.co_filename
         if not name.startswith(_SKIP_FRAMES):
@@ -247,14 +244,14 @@ class Runtime:
             config = sys.modules.get("torch._dynamo.config")
             disabled = getattr(config, "disable", True)
             if config is not None:
-                config.disable = True
+                setattr(config, "disable", True)  # noqa: B010 - a module attribute mypy cannot see
             before = rt.launches
             try:
                 with _ComputeGuard(rt), _HostReadGuard(rt):
                     out = target(*args, **kwargs)
             finally:
                 if config is not None:
-                    config.disable = disabled
+                    setattr(config, "disable", disabled)  # noqa: B010
             rt.guarded_calls += 1
             if rt.ghost and rt.launches == before:
                 rt.unlaunched.append((name, out, args))
@@ -432,8 +429,8 @@ def _hook_triton(rt: Runtime) -> list[type]:
     places.append(("passnet.passes.launch", "CachedKernel", "launch"))  # the cheap launch path
     for module, cls_name, attr in places:
         cls = getattr(_try_import(module), cls_name, None)
-        orig = vars(cls).get(attr) if cls is not None else None
-        if orig is None or getattr(orig, "_passnet_hook", False):
+        orig = vars(cls).get(attr) if isinstance(cls, type) else None
+        if cls is None or orig is None or getattr(orig, "_passnet_hook", False):
             continue
         hook = _getitem_hook if attr == "__getitem__" else _launch_hook
         setattr(cls, attr, hook(rt, orig))

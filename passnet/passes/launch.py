@@ -206,7 +206,7 @@ class CachedKernel:
             if default is not None and default is not getattr(p, "empty", object()):
                 self._defaults[p.name] = default
         self._kernels: dict[Any, Entry] = {}
-        self._stream: Callable[[int], int] | None = None
+        self._stream: Callable[[int], int] = _stream_getter()  # no CUDA call until used
 
     def __getitem__(self, grid: Sequence[int] | Callable) -> Callable[..., None]:
         return functools.partial(self.launch, grid)  # no Python frame of its own per call
@@ -237,25 +237,28 @@ class CachedKernel:
         if not self._direct:
             self.fn[grid](*args, **kwargs)
             return
+        dims: Sequence[int]
         if callable(grid):  # Triton's convention: grid(meta) with every parameter by name
-            grid = grid({**dict(zip(self._names, self._ordered(args, kwargs)[0], strict=False)),
+            dims = grid({**dict(zip(self._names, self._ordered(args, kwargs)[0], strict=False)),
                          **kwargs})  # fmt: skip
-            if _NATIVE is not None and _NATIVE.launch(self._kernels, grid, args, kwargs):
+            if _NATIVE is not None and _NATIVE.launch(self._kernels, dims, args, kwargs):
                 return
+        else:
+            dims = grid
         key, index = _key(args, kwargs)
         if index < 0:  # CPU tensors (get_device() == -1) or no tensor at all
-            self.fn[grid](*args, **kwargs)
+            self.fn[dims](*args, **kwargs)
             return
         try:
             hit = self._kernels.get(key)
         except TypeError:  # an unhashable argument: let Triton bind it
-            self.fn[grid](*args, **kwargs)
+            self.fn[dims](*args, **kwargs)
             return
         if hit is None:
-            self._compile(key, grid, index, args, kwargs)
+            self._compile(key, dims, index, args, kwargs)
             return
-        n = len(grid)
-        _call(hit, grid[0], grid[1] if n > 1 else 1, grid[2] if n > 2 else 1, self._stream(index),
+        n = len(dims)
+        _call(hit, dims[0], dims[1] if n > 1 else 1, dims[2] if n > 2 else 1, self._stream(index),
               args, kwargs)  # fmt: skip
 
     def _compile(self, key: Any, grid: Sequence[int], index: int, args: tuple,
@@ -265,7 +268,6 @@ class CachedKernel:
             kernel = self.fn.run(*args, grid=grid, warmup=False, **kwargs)
         if kernel is None:
             raise RuntimeError(f"{self.__name__}: Triton returned no compiled kernel")
-        self._stream = self._stream or _stream_getter()
         self._kernels[key] = _static_launcher(kernel, index, len(args)) or _triton_launcher(
             kernel, self._ordered
         )

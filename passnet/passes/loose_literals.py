@@ -102,7 +102,8 @@ class LooseLiterals:
         if why.kind == "input":
             return f"{side} node '{v.name}' is an input of the match, not made inside it"
         if why.kind == "read":
-            return f"{side} node '{v.name}' also feeds '{why.other.name}'"
+            other = why.other.name if why.other is not None else "another node"
+            return f"{side} node '{v.name}' also feeds '{other}'"
         return (f"{side} node '{v.name}' ({short_name(self.key_of(v))}) may share memory with "
                 "another tensor")  # fmt: skip
 

@@ -329,7 +329,8 @@ def matches_in_order(graph: Graph, patterns: list[Pattern]) -> list[list[Match]]
         matches = _occurrences(pattern, normalized_copy(work))
         found.append([Match(*([back[n] for n in ns] for ns in (m.inputs, m.outputs, m.compute)))
                       for m in matches])  # fmt: skip
-        pos, remap = {n: i for i, n in enumerate(work.nodes)}, {}
+        pos = {n: i for i, n in enumerate(work.nodes)}
+        remap: dict[Node, Node] = {}
         for m in matches:
             replace_match(work, m, stand_in, pos, remap)
         back.update({new: back[old] for old, new in remap.items()})

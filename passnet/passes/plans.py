@@ -49,7 +49,8 @@ def _check(value: Any, what: str) -> None:
     """Raise TypeError unless ``value`` is built of numbers, strings, dtypes and devices (and,
     in a signature, no integer as large as an address or an object id)."""
     if isinstance(value, _LEAVES):
-        if what == "signature" and type(value) in (int, float) and abs(value) >= _KEY_INT_LIMIT:
+        if (what == "signature" and isinstance(value, (int, float)) and not isinstance(value, bool)
+                and abs(value) >= _KEY_INT_LIMIT):  # fmt: skip
             raise TypeError(f"a launch plan's signature holds the number {value}: as large "
                             "as an address or an id, which a plan must not be keyed on")  # fmt: skip
         return
@@ -116,7 +117,7 @@ class PlanCache(dict):
     def __init__(self, fn: Callable[..., Any], limit: int = 256) -> None:
         super().__init__()
         self.fn, self.limit = fn, limit
-        functools.update_wrapper(self, fn)  # type: ignore[arg-type]
+        functools.update_wrapper(self, fn)
 
     def __missing__(self, key: tuple) -> Any:
         if type(key) is not tuple:

@@ -99,7 +99,7 @@ def build_candidate(
             backend=kind.dynamo_backend(spec, matches),
             fullgraph=True,
             dynamic=False,
-            **options,
+            mode=options.get("mode"),
         )
         return BuiltCandidate(fn=compiled, matches=matches, note="torch.compile call path")
     return kind.build(spec, to_fx(module), inputs)

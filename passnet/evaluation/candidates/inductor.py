@@ -25,7 +25,8 @@ def inductor_compile(gm: torch.fx.GraphModule, inputs: list[Any], mode: str) -> 
 
     options = list_mode_options(mode) if mode != "default" else {}
     with inductor_config.patch(options):
-        return compile_fx(gm, inputs)
+        compiled: Callable = compile_fx(gm, inputs)  # type: ignore[assignment]
+        return compiled
 
 
 class Inductor(CandidateKind):

@@ -34,7 +34,7 @@ class Passes(CandidateKind):
         from passnet.passes.matcher import apply_passes
 
         try:
-            passes = load_pass_dir(spec.pass_dir)
+            passes = load_pass_dir(_pass_dir(spec))
         except PassLoadError as exc:
             raise CandidateError(str(exc)) from exc
         try:
@@ -51,7 +51,7 @@ class Passes(CandidateKind):
         from passnet.passes.matcher import make_backend
 
         sink: list = []
-        backend = make_backend(load_pass_dir(spec.pass_dir), sink)
+        backend = make_backend(load_pass_dir(_pass_dir(spec)), sink)
 
         def recording_backend(gm: torch.fx.GraphModule, example_inputs: list[Any]) -> Callable:
             fn = backend(gm, example_inputs)
@@ -62,3 +62,9 @@ class Passes(CandidateKind):
             return fn
 
         return recording_backend
+
+
+def _pass_dir(spec: CandidateSpec) -> str:
+    if not spec.pass_dir:
+        raise CandidateError("a pass candidate names no pass folder")
+    return spec.pass_dir
