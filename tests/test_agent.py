@@ -20,6 +20,19 @@ from pathlib import Path
 
 import pytest
 from agent_server import API_KEY, MODEL, Fault, ScriptedServer, call, reply, step_of
+from helpers.agent import (
+    BAD_KERNEL,
+    BAD_LITERAL,
+    BUGGY,
+    CORRECT,
+    FAST,
+    GOOD_KERNEL,
+    GOOD_LITERAL,
+    KEY_ENV,
+    ROOT,
+    gen_config,
+    small_task,
+)
 from typer.testing import CliRunner
 
 from passnet.agent.llm import (
@@ -37,27 +50,13 @@ from passnet.agent.trajectory import TRAJECTORIES, AttemptRecord, Budget, read_t
 from passnet.core.results import (
     CandidateSpec,
     Environment,
-    Parameters,
     Scores,
     Status,
     TaskResult,
     VariantResult,
 )
-from passnet.dataset.task import Task, load_task, write_task
+from passnet.dataset.task import Task
 from passnet.evaluation.devices import DevicePool
-
-ROOT = Path(__file__).resolve().parents[1]
-EXAMPLE_TASK = ROOT / "examples" / "tasks" / "bert_add_layer_norm"
-CORRECT = (ROOT / "examples" / "passes" / "add_layer_norm" / "FuseAddLayerNorm.py").read_text()
-FAST = Parameters(warmup=1, trials=3, rounds=1, max_reruns=0, timeout_s=300)
-KEY_ENV = "PASSNET_TEST_LLM_KEY"
-
-GOOD_LITERAL = "layer_norm(added, (128,), weight, bias, 1e-12)"
-BAD_LITERAL = "layer_norm(added, (128,), weight, bias, 1e-05)"
-GOOD_KERNEL = "y = d * inv[:, None] * w + b\n"
-BAD_KERNEL = "y = d * inv[:, None] * w + b + 5.0\n"
-BUGGY = CORRECT.replace(GOOD_LITERAL, BAD_LITERAL).replace(GOOD_KERNEL, BAD_KERNEL)
-assert BUGGY.count("1e-05") == 1 and BUGGY.count("+ 5.0") == 1
 
 RULES = call(
     "file_editor",
@@ -102,29 +101,6 @@ TWO_FIXES = [
     ),
     reply("Done.", [call("finish", {"summary": "fused add + layer_norm"})]),
 ]
-
-
-def small_task(
-    dest: Path,
-    dtypes: tuple[str, ...] = ("float32", "float16", "bfloat16"),
-    name: str = "bert_small",
-) -> Task:
-    """The 1x12 graphs of the bundled task (fast under the Triton interpreter)."""
-    src = load_task(EXAMPLE_TASK)
-    paths = [v.path for v in src.variants if "1x12" in v.graph and v.dtype in dtypes]
-    return write_task(dest, paths, name=name)
-
-
-def gen_config(url: str, **kw: object) -> GenerateConfig:
-    options = {
-        "model": MODEL,
-        "base_url": url,
-        "api_key_env": KEY_ENV,
-        "timeout_s": 30.0,
-        "backoff_s": 0.01,
-        "max_retries": 3,
-    }
-    return GenerateConfig(**(options | kw))
 
 
 @pytest.fixture(autouse=True)

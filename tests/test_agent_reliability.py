@@ -18,7 +18,7 @@ from types import SimpleNamespace
 
 import pytest
 from agent_server import MALFORMED_BODIES, MODEL, ScriptedServer, call, malformed, reply
-from test_agent import BAD_KERNEL, CORRECT, FAST, GOOD_KERNEL, KEY_ENV, gen_config, small_task
+from helpers.agent import BAD_KERNEL, CORRECT, FAST, GOOD_KERNEL, KEY_ENV, gen_config, small_task
 from typer.testing import CliRunner
 
 from passnet.agent.llm import GenerateConfig, LLMUnavailable

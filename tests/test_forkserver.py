@@ -21,7 +21,7 @@ import types
 from pathlib import Path
 
 import pytest
-from test_integrity_runtime import EXPLOITS, bert_variant
+from helpers.integrity import EXPLOITS, bert_variant
 
 from passnet.core.results import CandidateSpec, Parameters
 from passnet.evaluation import forkserver, isolation, sandbox, zygote

@@ -14,13 +14,13 @@ before any worker starts (``test_the_policy_refuses_every_attack``).
 from __future__ import annotations
 
 import pytest
-from test_integrity_runtime import (
+from helpers.integrity import (
     EXPLOITS,
     FAST,
     HAS_CUDA,
-    _evaluate,
     assert_caught,
     bert_variant,
+    evaluate_jobs,
 )
 
 from passnet.core.results import Status, VariantResult
@@ -48,7 +48,7 @@ def _attacks(tmp, device: str) -> dict[str, VariantResult]:  # noqa: ANN001
     out: dict[str, VariantResult] = {}
     for layer, params in LAYERS.items():
         jobs = {name: (EXPLOITS / name, variant) for name in table}
-        out |= {f"{name}@{layer}": r for name, r in _evaluate(jobs, device, params).items()}
+        out |= {f"{name}@{layer}": r for name, r in evaluate_jobs(jobs, device, params).items()}
     return out
 
 

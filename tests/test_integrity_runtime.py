@@ -11,31 +11,27 @@ Triton's interpreter; the ``gpu`` tests run the same tables on a CUDA device.
 
 from __future__ import annotations
 
-import os
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 import torch
+from helpers.integrity import (
+    EXAMPLE_PASS,
+    EXPLOITS,
+    FAST,
+    HAS_CUDA,
+    LEGIT,
+    ROOT,
+    assert_caught,
+    bert_variant,
+    checks_of,
+    evaluate_jobs,
+    graph_variant,
+)
 
-from passnet.core.results import CandidateSpec, Parameters, Status, VariantResult
-from passnet.dataset.task import Variant
+from passnet.core.results import CandidateSpec, Status, VariantResult
 from passnet.evaluation.evaluator import evaluate_variant
-from passnet.graph.sample import TensorMeta, load_sample, with_dtype, write_sample
 from passnet.integrity.policy import check_pass_dir
-
-ROOT = Path(__file__).resolve().parents[1]
-EXPLOITS = ROOT / "tests" / "exploits" / "runtime"
-LEGIT = ROOT / "tests" / "legit"
-EXAMPLE_PASS = ROOT / "examples" / "passes" / "add_layer_norm"
-BERT_1X12 = (
-    ROOT / "examples" / "tasks" / "bert_add_layer_norm" / "graphs" / "float32" / "0_cut_1x12"
-)
-FAST = Parameters(
-    warmup=2, trials=6, rounds=2, max_reruns=0, timeout_s=300, fresh_trials=1, policy=False,
-    audit_hook=False,
-)
-HAS_CUDA = torch.cuda.is_available() and os.environ.get("TRITON_INTERPRET") != "1"
 
 # exploit folder -> (expected status, checks that must all be among the findings)
 CAUGHT: dict[str, tuple[Status, set[str]]] = {
@@ -80,41 +76,6 @@ SLIPS_PAST_POLICY = {  # look like honest code: only the runtime layer (or the s
 }  # fmt: skip
 
 
-# -- variants built at test time ------------------------------------------------------------
-def bert_variant(dest: Path, rows: int = 12, dtype: str = "float32", tiny: bool = False) -> Variant:
-    """The bundled BERT add + LayerNorm graph with ``rows`` tokens; ``tiny``: LayerNorm weight
-    and bias near 1e-7, so the reference output is near zero."""
-    sample = load_sample(BERT_1X12)
-    metas = []
-    for m in sample.metas:
-        if len(m.shape) == 3:
-            m = m.model_copy(update={"shape": [1, rows, 128]})
-        elif tiny:  # metas keep 3 decimals of mean/std: bound the values instead
-            m = m.model_copy(update={"mean": 0.0, "std": 0.0, "min_val": -1e-7, "max_val": 1e-7})
-        metas.append(m)
-    s = write_sample(dest, sample.code, metas, dict(sample.graph_net))
-    if dtype != "float32":
-        s = with_dtype(s, dtype, dest.parent / f"{dest.name}_{dtype}")
-    return Variant(graph=s.path.name, path=s.path, dtype=s.dtype)
-
-
-def graph_variant(dest: Path, body: str, shapes: dict[str, list[int]]) -> Variant:
-    """A hand-written GraphNet sample: ``body`` is forward's code over the named inputs.
-
-    Inputs are drawn as N(0, 1) (``std`` 5: GraphNet scales the recorded std by 0.2), so no
-    output is small enough that all-zeros pass a loose level on some unlucky seed."""
-    args = ", ".join(shapes)
-    lines = "\n".join("        " + line for line in body.strip().splitlines())
-    code = f"import torch\n\n\nclass GraphModule(torch.nn.Module):\n    def forward(self, {args}):\n{lines}\n"
-    metas = [
-        TensorMeta(name=n, shape=s, dtype="torch.float32", mean=1.0 if n == "weight" else 0.0,
-                   std=5.0)
-        for n, s in shapes.items()
-    ]  # fmt: skip
-    s = write_sample(dest, code, metas, {"model_name": dest.name})
-    return Variant(graph=dest.name, path=s.path, dtype=s.dtype)
-
-
 LEGIT_GRAPHS = {
     "elementwise": ("silu = torch.nn.functional.silu(x, inplace = False)\nmul = silu * y\n"
                     "return (mul,)", {"x": [4, 300], "y": [4, 300]}),
@@ -146,22 +107,6 @@ LEGIT_DIRS = {name: LEGIT / name for name in LEGIT_GRAPHS} | {
 }
 
 
-def _evaluate(jobs: dict, device: str, params: Parameters = FAST) -> dict[str, VariantResult]:
-    """Evaluate (pass folder or spec, variant) jobs concurrently, one worker each."""
-
-    def one(job: tuple) -> VariantResult:
-        folder, variant = job
-        spec = (
-            folder
-            if isinstance(folder, CandidateSpec)
-            else CandidateSpec(kind="pass", pass_dir=str(folder))
-        )
-        return evaluate_variant(variant, spec, device=device, parameters=params)  # fmt: skip
-
-    with ThreadPoolExecutor(max_workers=2 if device == "cpu" else 4) as pool:
-        return dict(zip(jobs, pool.map(one, jobs.values()), strict=True))
-
-
 def _exploit_jobs(tmp: Path, device: str) -> dict:
     v12, v20 = bert_variant(tmp / "rows12"), bert_variant(tmp / "rows20", 20)
     tiny = bert_variant(tmp / "tiny", tiny=True)
@@ -191,51 +136,29 @@ def _legit_jobs(tmp: Path, device: str) -> dict:
 
 @pytest.fixture(scope="module")
 def cpu_exploits(tmp_path_factory: pytest.TempPathFactory) -> dict[str, VariantResult]:
-    return _evaluate(_exploit_jobs(tmp_path_factory.mktemp("exploits"), "cpu"), "cpu")
+    return evaluate_jobs(_exploit_jobs(tmp_path_factory.mktemp("exploits"), "cpu"), "cpu")
 
 
 @pytest.fixture(scope="module")
 def cpu_legit(tmp_path_factory: pytest.TempPathFactory) -> dict[str, VariantResult]:
-    return _evaluate(_legit_jobs(tmp_path_factory.mktemp("legit"), "cpu"), "cpu")
+    return evaluate_jobs(_legit_jobs(tmp_path_factory.mktemp("legit"), "cpu"), "cpu")
 
 
 @pytest.fixture(scope="module")
 def gpu_exploits(tmp_path_factory: pytest.TempPathFactory) -> dict[str, VariantResult]:
     if not HAS_CUDA:
         pytest.skip("needs a CUDA GPU (and TRITON_INTERPRET unset)")
-    return _evaluate(_exploit_jobs(tmp_path_factory.mktemp("gexploits"), "cuda"), "cuda")
+    return evaluate_jobs(_exploit_jobs(tmp_path_factory.mktemp("gexploits"), "cuda"), "cuda")
 
 
 @pytest.fixture(scope="module")
 def gpu_legit(tmp_path_factory: pytest.TempPathFactory) -> dict[str, VariantResult]:
     if not HAS_CUDA:
         pytest.skip("needs a CUDA GPU (and TRITON_INTERPRET unset)")
-    return _evaluate(_legit_jobs(tmp_path_factory.mktemp("glegit"), "cuda"), "cuda")
+    return evaluate_jobs(_legit_jobs(tmp_path_factory.mktemp("glegit"), "cuda"), "cuda")
 
 
 # -- assertions shared by the CPU and GPU runs ---------------------------------------------
-def _checks(v: VariantResult) -> set[str]:
-    return {f.check for f in v.integrity}
-
-
-def assert_caught(name: str, v: VariantResult, status: Status, checks: set[str]) -> None:
-    found = ", ".join(f"{f.check}@{f.phase}" for f in v.integrity)
-    assert v.status == status, f"{name}: {v.status.value}: {v.error} [{found}]"
-    assert checks <= _checks(v), f"{name}: expected {checks}, found [{found}]; {v.error}"
-    if status == Status.REJECTED and checks:
-        assert any(c in (v.error or "") for c in checks), v.error
-    if name == "call_counter":  # honest in every correctness call: caught while timed
-        assert {f.phase for f in v.integrity if f.check in checks} == {"timing"}
-    if name == "patch_compare":  # patched at import: caught before the first call
-        assert {f.phase for f in v.integrity if f.check == "harness-tamper"} == {"load"}
-    if name == "forge_stdout":
-        assert "without a result" in (v.error or "") and "exited with code 0" in (v.error or "")
-    if name == "dtype_downcast":
-        assert "dtype torch.float16 != reference torch.float32" in (v.error or "")
-    if name == "precision_downcast":  # correct only at loose levels: no strict-level credit
-        assert v.comparison is not None and v.comparison.tightest_passing_t >= -4
-
-
 def assert_not_flagged(name: str, v: VariantResult) -> None:
     fatal = [f"{f.check}: {f.detail}" for f in v.integrity if f.fatal]
     assert v.status == Status.OK, f"{name}: {v.status.value}: {v.error} {fatal}"
@@ -243,7 +166,7 @@ def assert_not_flagged(name: str, v: VariantResult) -> None:
     assert v.speedup and v.speedup > 0 and v.candidate is not None
     if name.startswith("eager"):
         return
-    assert "ghost-skipped" not in _checks(v), f"{name}: no Triton launch seen"
+    assert "ghost-skipped" not in checks_of(v), f"{name}: no Triton launch seen"
     assert v.reference_flags == ([] if name != "example@tiny" else ["reference-near-zero"])
     # one timed call was a hidden checked call, dropped from the statistics; a pass on CPU
     # (Triton's interpreter) is timed with the interpreter's few calls, not FAST's
@@ -295,7 +218,7 @@ def test_null_kernel_fails_and_near_zero_reference_is_flagged(
     cpu_exploits: dict, cpu_legit: dict
 ) -> None:
     tiny = cpu_exploits["null_kernel@tiny"]
-    assert tiny.status == Status.INCORRECT and "null-kernel" in _checks(tiny)
+    assert tiny.status == Status.INCORRECT and "null-kernel" in checks_of(tiny)
     assert tiny.reference_flags == ["reference-near-zero"]
     # all-zero outputs pass an absolute tolerance here, so a real kernel must do better
     assert tiny.comparison is not None and tiny.comparison.tightest_passing_t >= -6

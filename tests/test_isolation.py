@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from test_integrity_runtime import EXPLOITS, HAS_CUDA, bert_variant
+from helpers.integrity import EXPLOITS, HAS_CUDA, bert_variant
 
 from passnet.core.results import CandidateSpec, Parameters, Status
 from passnet.dataset.task import write_task

@@ -20,65 +20,28 @@ from types import ModuleType
 import pytest
 import torch
 import torch.nn.functional as F
+from helpers.passes import (
+    BERT,
+    PASSES,
+    RESNET18,
+    ROOT,
+    SWIN_0,
+    fixture_module,
+    needs_fixtures,
+    simple_rule,
+    write_pass,
+)
 
-from passnet.graph.sample import load_module, load_sample, materialize
+from passnet.graph.sample import load_module, load_sample
 from passnet.passes.closest import PartialMatcher
 from passnet.passes.loader import PassLoadError, PassSet, load_pass_dir
 from passnet.passes.matcher import apply_passes, find_matches, make_backend, to_fx, trace_pattern
 from passnet.passes.pattern import Match, prepare_pattern
 
-PASSES = Path(__file__).parent / "passes"
-ROOT = Path(__file__).resolve().parents[1]
-FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "graphnet"
-RESNET18 = FIXTURES / "torchvision" / "resnet18"
-BERT = FIXTURES / "transformers-auto-model" / "google" / "bert_uncased_L-2_H-128_A-2"
-SWIN_0 = next(FIXTURES.glob("decomposed/*/*/_decomposed/*_0"), FIXTURES / "missing")
-
-needs_fixtures = pytest.mark.skipif(not RESNET18.is_dir(), reason="GraphNet fixtures not found")
-
-
-def write_pass(root: Path, files: dict[str, str], rules: list[str] | None = None) -> Path:
-    """A pass folder under ``root``; ``rules`` defaults to every file stem given."""
-    root.mkdir(parents=True, exist_ok=True)
-    for name, body in files.items():
-        (root / name).write_text(textwrap.dedent(body))
-    names = rules if rules is not None else [Path(n).stem for n in files]
-    (root / "sorted_output_pass_rule_names.json").write_text(str(names).replace("'", '"'))
-    return root
-
-
-def simple_rule(pattern: str, params: str = "x") -> str:
-    """Rule source whose replacement is a plain wrapped function (for count-only tests)."""
-    return f"""
-import torch
-import torch.nn.functional as F
-
-def pattern({params}):
-{textwrap.indent(textwrap.dedent(pattern).strip(), "    ")}
-
-def replacement_args({params}):
-    return ({params},)
-
-@torch.fx.wrap
-def fake_kernel(*args):
-    return args[0]
-
-def replacement_func():
-    return fake_kernel
-"""
-
 
 def apply_rules(tmp_path: Path, module: torch.nn.Module, files: dict[str, str]) -> list:
     """Rule reports of a throwaway pass folder applied to the FX graph of ``module``."""
     return apply_passes(to_fx(module), load_pass_dir(write_pass(tmp_path / "p", files))).rules
-
-
-def fixture_module(folder: Path, size: int | None = None) -> tuple[torch.nn.Module, list]:
-    sample = load_sample(folder)
-    args = materialize(sample, seed=0)
-    if size is not None:  # a smaller image keeps the Triton interpreter quick
-        args[sample.arg_names.index("L_x_")] = torch.rand(1, 3, size, size)
-    return load_module(sample), args
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from test_passes import BERT, fixture_module, needs_fixtures, simple_rule, write_pass
+from helpers.passes import BERT, fixture_module, needs_fixtures, simple_rule, write_pass
 
 from passnet.passes.loader import load_pass_dir
 from passnet.passes.matcher import apply_passes, matches_in_order, to_fx

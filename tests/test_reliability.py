@@ -16,7 +16,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from test_store import EXAMPLE_TASK, PARAMS, config, make_suite, result, scripted_speedups
+from helpers.store import EXAMPLE_TASK, PARAMS, config, make_suite, result, scripted_speedups
 from typer.testing import CliRunner
 
 from passnet.core.results import Status

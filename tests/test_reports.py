@@ -9,7 +9,7 @@ import json
 import re
 
 import pytest
-from test_store import EXAMPLE_PASS, PARAMS, make_suite, result, scripted_speedups
+from helpers.store import EXAMPLE_PASS, PARAMS, make_suite, result, scripted_speedups
 from typer.testing import CliRunner
 
 from passnet.core.results import Status

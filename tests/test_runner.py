@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
-from test_store import EXAMPLE_PASS, PARAMS, make_suite
+from helpers.store import EXAMPLE_PASS, PARAMS, make_suite
 
 from passnet.dataset.suite import DEFAULT_SUITE, SuiteError, load_suite, resolve_suite_path
 from passnet.evaluation.devices import ExecutorError, device_slots

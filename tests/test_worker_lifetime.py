@@ -21,7 +21,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from test_integrity_runtime import bert_variant
+from helpers.integrity import bert_variant
 
 from passnet.core.results import CandidateSpec, Parameters
 from passnet.evaluation.worker import WorkerRequest
