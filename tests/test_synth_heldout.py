@@ -28,6 +28,7 @@ from passnet.scores.compare import compare_outputs
 from passnet.synth.driver import STRICT_T, synthesize_task
 from passnet.synth.emit import module_source
 from passnet.synth.graph import Group, analyse, select, trace_graph
+from passnet.synth.printer import body_text
 
 HELDOUT = Path(__file__).resolve().parents[1] / "examples" / "heldout"
 INTERPRETED = os.environ.get("TRITON_INTERPRET") == "1"
@@ -212,7 +213,7 @@ def test_embedding_lookups_and_their_indices_join_one_kernel() -> None:
     assert names.count("embedding") == 3 and "layer_norm" in names and "dropout" not in names
     assert {"expand", "getitem"} <= set(names)
     kernel = analyse([group])
-    body = "\n".join(line for phase in kernel.phases for line in phase.lines)
+    body = body_text(kernel.phases)
     assert body.count("other=0)") == 3  # ids, token types and position ids: integer loads
     offsets = select(trace_graph(OffsetPositions(), _inputs(OffsetPositions(), torch.float32)))
     assert isinstance(offsets, Group) and "positions + 2" in offsets.source.replace("in0", "positions")
@@ -240,7 +241,7 @@ def test_max_norm_stays_out_and_an_integer_offset_output_is_exact(tmp_path: Path
     assert isinstance(group, Group), group
     assert [op.name for op in group.ops.values()] == ["add", "embedding", "mul"]
     assert [n.name for n in group.inputs] == ["ids", "w"]
-    body = "\n".join(line for phase in analyse([group]).phases for line in phase.lines)
+    body = body_text(analyse([group]).phases)
     assert " + 1\n" in body + "\n" and "1.0" not in body.split("tl.store")[0]  # integer add
     source = module_source("test", "synth_test_0", analyse([group]), group.source, 2)
     gm = to_fx(IndexAlsoOutput())

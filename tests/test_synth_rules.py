@@ -1,5 +1,5 @@
 """A pass's rules analysed wherever they match (passnet.synth.rules), and mixed float dtypes
-promoted as eager promotes them (passnet.synth.shapes.infer_dtype).
+promoted as eager promotes them (passnet.synth.shapes.promote).
 
 A rule chosen in one variant is applied to every variant; before, its kernel was analysed
 only where it was chosen, and a GraphNet task (MoLFormer's masked mean pooling, float32

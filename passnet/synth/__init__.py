@@ -2,8 +2,10 @@
 
 ``passnet synth TASK --out DIR`` traces every variant of a task, picks the largest run of
 supported ops (:mod:`.graph`), turns it into a pattern that the matcher finds in every variant
-(:mod:`.pattern`), lowers it to one Triton kernel whose loads and stores follow each tensor's
-real strides through every view (:mod:`.lower`, :mod:`.emit`), and keeps the pass only if
+(:mod:`.pattern`), lowers it through the op registry (:mod:`.registry`, :mod:`.opdefs`) to
+an IR (:mod:`.ir`, :mod:`.stmts`: :mod:`.lower`, :mod:`.kernel`, :mod:`.wrapper`) whose loads
+and stores follow each tensor's real strides through every view, prints it as one Triton
+kernel and its wrapper (:mod:`.printer`, :mod:`.emit`), and keeps the pass only if
 the evaluator finds it correct on every variant (:mod:`.driver`); each verified synthesis is
 also recorded as an agent trajectory (:mod:`.trajectory`). ``passnet bench -c synth`` runs it
 per task (passnet.runner.synth_candidate). See docs/synth.md.

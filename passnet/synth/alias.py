@@ -26,24 +26,24 @@ from typing import Any
 import torch
 from torch.fx import Node
 
+from passnet.synth.ir import (
+    Attr,
+    BinOp,
+    Call,
+    Expr,
+    Index,
+    Int,
+    Name,
+    Size,
+    Tensor,
+    Tuple,
+    cmp,
+    conj,
+    method,
+)
 from passnet.synth.lower import Builder
-from passnet.synth.ops import Op
-
-Step = tuple[str, Any]
-"""``("contiguous", None)``, ``("view", dims)``, ``("permute", perm)``, ``("unsqueeze", dim)``
-or ``("squeeze", dim)``."""
-
-
-def _step(b: Builder, node: Node, op: Op) -> Step | None:
-    if op.kind == "reshape":
-        return ("view", tuple(b.shapes.dims[node]))
-    if op.kind == "permute":
-        return ("permute", tuple(op.attrs["perm"]))
-    if op.kind in ("unsqueeze", "squeeze"):
-        return (op.kind, op.attrs["dim"])
-    if op.kind == "id" and op.name == "copy" and node.target == "contiguous":
-        return ("contiguous", None)  # not clone() or pad(): those always copy
-    return None
+from passnet.synth.registry import Step
+from passnet.synth.stmts import Assign, If, Return, Stmt
 
 
 def input_chains(b: Builder) -> list[tuple[int, list[Step]]] | None:
@@ -58,7 +58,7 @@ def input_chains(b: Builder) -> list[tuple[int, list[Step]]] | None:
         n: Any = out
         while n not in b.index:
             op = b.ops.get(n) if isinstance(n, Node) else None
-            step = _step(b, n, op) if op is not None else None
+            step = op.defn.alias_step(n, op, b.shapes) if op is not None else None
             if step is None:
                 return None
             steps.append(step)
@@ -95,71 +95,69 @@ def _layouts(shape: list[int], steps: list[Step], k: int) -> Iterator[torch.Tens
 
 def _first_permute(steps: list[Step]) -> tuple[int, tuple[int, ...]] | None:
     """The position and order of the chain's first permute, where only reshapes precede it."""
-    for n, (kind, arg) in enumerate(steps):
-        if kind == "permute":
+    for n, (verb, arg) in enumerate(steps):
+        if verb == "permute":
             return n, tuple(arg)
-        if kind != "view":
+        if verb != "view":
             return None
     return None
 
 
 def _views(t: torch.Tensor, steps: list[Step], k: int) -> bool:
     """Whether eager runs the chain on ``t`` without a copy (the wrapper's tests, on meta)."""
-    for kind, arg in steps:
-        if kind == "contiguous" and not t.is_contiguous():
+    for verb, arg in steps:
+        if verb == "contiguous" and not t.is_contiguous():
             return False
-        if kind == "view":
+        if verb == "view":
             sizes = [d.vals[k] for d in arg]
             if not t.is_contiguous() and list(t.shape) != sizes:
                 return False
             t = t.view(sizes)
-        elif kind == "permute":
+        elif verb == "permute":
             t = t.permute(*arg)
-        elif kind in ("unsqueeze", "squeeze"):
-            t = getattr(t, kind)(arg)
+        elif verb in ("unsqueeze", "squeeze"):
+            t = getattr(t, verb)(arg)
     return True
 
 
-def alias_lines(chains: list[tuple[int, list[Step]]]) -> list[str]:
-    """Wrapper lines that return the outputs as views of the inputs where eager would: one
-    test before each step that needs a contiguous tensor (or, for a reshape, its own shape)
-    and does not know it has one; falling through them all means the kernel copies."""
-    lines: list[str] = []
-    depth, results = 1, []
+def alias_lines(chains: list[tuple[int, list[Step]]]) -> list[Stmt]:
+    """Wrapper statements that return the outputs as views of the inputs where eager would:
+    one test before each step that needs a contiguous tensor (or, for a reshape, its own
+    shape) and does not know it has one, each test's block holding the rest; falling through
+    them all means the kernel copies."""
+    items: list[Stmt | Expr] = []  # statements, and the tests that open a nested block
+    results: list[Expr] = []
     for i, (j, steps) in enumerate(chains):
-        value, contiguous = f"in{j}", False
+        value: Expr = Tensor(j)
+        contiguous = False
         if (perm := _leading_permute(steps)) is not None:
-            lines.append(f"{'    ' * depth}st{j} = in{j}.stride()")
-            lines.append(f"{'    ' * depth}if {_dense(f's{j}', f'st{j}', perm)}:")
-            depth += 1
-        for k, (kind, arg) in enumerate(steps):
-            pad = "    " * depth
-            dims = (
-                "(" + "".join(f"{d.expr}, " for d in arg).rstrip(" ") + ")"
-                if kind == "view"
-                else ""
-            )
-            if kind == "contiguous" and not contiguous:
-                lines.append(f"{pad}if {value}.is_contiguous():")
-                depth, contiguous, pad = depth + 1, True, "    " * (depth + 1)
-            elif kind == "view" and not contiguous:  # a view of a strided tensor: same shape only
-                lines.append(f"{pad}if {value}.is_contiguous() or {value}.shape == {dims}:")
-                depth, pad = depth + 1, "    " * (depth + 1)  # the view keeps that layout
-            if kind == "contiguous":
+            items.append(Assign((Name(f"st{j}"),), method(Tensor(j), "stride")))
+            items.append(_dense(j, perm))
+        for k, (verb, arg) in enumerate(steps):
+            dims = Tuple(tuple(d.expr for d in arg), trailing=True) if verb == "view" else None
+            if verb == "contiguous" and not contiguous:
+                items.append(method(value, "is_contiguous"))
+                contiguous = True
+            elif verb == "view" and not contiguous:  # a view of a strided tensor: same shape only
+                items.append(BinOp("or", method(value, "is_contiguous"),
+                                   cmp("==", Attr(value, "shape"), dims)))  # type: ignore[arg-type]
+            if verb == "contiguous":
                 continue
-            new = f"a{i}_{k}"
-            if kind == "view":
-                lines.append(f"{pad}{new} = {value}.view({dims})")
-            elif kind == "permute":
-                lines.append(f"{pad}{new} = {value}.permute({', '.join(map(str, arg))})")
+            new = Name(f"a{i}_{k}")
+            if verb == "view":
+                items.append(Assign((new,), method(value, "view", dims)))  # type: ignore[arg-type]
+            elif verb == "permute":
+                items.append(Assign((new,), method(value, "permute", *arg)))
                 contiguous = contiguous and list(arg) == sorted(arg)
             else:  # unsqueeze / squeeze keep a contiguous tensor contiguous
-                lines.append(f"{pad}{new} = {value}.{kind}({arg})")
+                items.append(Assign((new,), method(value, verb, arg)))
             value = new
         results.append(value)
-    ret = results[0] if len(results) == 1 else "(" + ", ".join(results) + ",)"
-    lines.append("    " * depth + f"return {ret}")
-    return lines
+    body: list[Stmt] = [Return(results[0] if len(results) == 1
+                               else Tuple(tuple(results), trailing=True))]  # fmt: skip
+    for item in reversed(items):
+        body = [If(item, tuple(body))] if isinstance(item, Expr) else [item, *body]
+    return body
 
 
 def _leading_permute(steps: list[Step]) -> tuple[int, ...] | None:
@@ -170,17 +168,19 @@ def _leading_permute(steps: list[Step]) -> tuple[int, ...] | None:
     if (first := _first_permute(steps)) is None:
         return None
     n, perm = first
-    after = any(kind == "contiguous" for kind, _ in steps[n + 1 :])
+    after = any(verb == "contiguous" for verb, _ in steps[n + 1 :])
     if after and list(perm) != sorted(perm) and all(len(a) == len(perm) for _, a in steps[:n]):
         return perm
     return None
 
 
-def _dense(sizes: str, strides: str, perm: tuple[int, ...]) -> str:
-    """``x.permute(perm).is_contiguous()`` from ``x``'s sizes and strides: each dim of size
-    other than 1 has the product of the later dims' sizes as its stride."""
-    terms, later = [f"len({sizes}) == {len(perm)}"], "1"
+def _dense(j: int, perm: tuple[int, ...]) -> Expr:
+    """``in{j}.permute(perm).is_contiguous()`` from its sizes ``s{j}`` and strides ``st{j}``:
+    each dim of size other than 1 has the product of the later dims' sizes as its stride."""
+    terms: list[Expr] = [cmp("==", Call("len", (Name(f"s{j}"),)), len(perm))]
+    later: Expr = Int(1)
     for p in reversed(perm):
-        terms.append(f"({sizes}[{p}] == 1 or {strides}[{p}] == {later})")
-        later = f"{sizes}[{p}]" if later == "1" else f"{later} * {sizes}[{p}]"
-    return " and ".join(terms)
+        stride = Index(Name(f"st{j}"), Int(p))
+        terms.append(BinOp("or", cmp("==", Size(j, p), 1), cmp("==", stride, later)))
+        later = Size(j, p) if later == Int(1) else later * Size(j, p)
+    return conj("and", terms)

@@ -1,17 +1,37 @@
 """Write one rule module: pattern, replacement_args, the ``@cached @triton.jit`` kernel and
 the replacement wrapper that reads shapes and strides, checks guards, allocates and launches.
 
-The wrapper only reads metadata, allocates with ``torch.empty`` and launches the kernel, as
-the static integrity policy demands (docs/integrity.md); its block sizes favour few, large
-programs under Triton's interpreter (CPU) and BLOCK_M x BLOCK_N = 4096 tiles on a GPU.
+The kernel and the wrapper are IR (:mod:`passnet.synth.kernel`, :mod:`passnet.synth.wrapper`)
+printed by :mod:`passnet.synth.printer`; this module lays them out with the fixed text every
+module shares (the header, the ``_round`` helper, and the ``_dot``/``_stat``/``_mix``/
+``_mean`` helpers a kernel calls). The wrapper only reads metadata, allocates with
+``torch.empty`` and launches the kernel, as the static integrity policy demands
+(docs/integrity.md); its block sizes favour few, large programs under Triton's interpreter
+(CPU) and BLOCK_M x BLOCK_N = 4096 tiles on a GPU.
 """
 
 from __future__ import annotations
 
-import re
-
+from passnet.synth import printer
+from passnet.synth.ir import (
+    Call,
+    Const,
+    Expr,
+    IfExp,
+    Int,
+    IsCuda,
+    Name,
+    Paren,
+    Size,
+    Stride,
+    Tensor,
+    cmp,
+    conj,
+    method,
+)
 from passnet.synth.kernel import Kernel
-from passnet.synth.wrapper import Tuning, tuple_source, wrapper_source
+from passnet.synth.stmts import Assign, FunctionDef, If, Raise, Return, Stmt
+from passnet.synth.wrapper import Param, Tuning, Wrapper, inputs, tuple_of, wrapper
 
 _HEADER = '''"""{title}
 
@@ -25,8 +45,7 @@ import torch
 import triton
 import triton.language as tl
 
-from passnet.passes.launch import cached
-
+{imports}
 
 @triton.jit
 def _round(v, DT: tl.constexpr):
@@ -87,59 +106,41 @@ def _mean(total, n, EAGER_CUDA: tl.constexpr):
     else:
         return total / n
 '''
-_LAUNCH_IMPORT = "from passnet.passes.launch import cached\n"
+_IMPORTS = "from passnet.passes.launch import cached\n"
+_PLANS = "from passnet.passes.plans import plan_cache\n"
 _MODE_DOC = {
     "flat": "BLOCK elements of the output domain per program",
     "row": "BLOCK_M rows of N elements per program, reductions along the row",
 }
 
 
-# per-phase names: Triton merges a name assigned in both branches of an `if`, so each phase's
-# index and mask variables get the phase's suffix (not the `mask=` keyword of load/store)
-_PHASE_NAMES = re.compile(r"\b(BLOCK_M|BLOCK_N|BLOCK|numel|n_rows|offs|rows|cols|rmask|cmask|mask)"
-                          r"\b(?!=)")
-
-
-def _kernel_source(name: str, k: Kernel) -> tuple[str, list[str]]:
-    """The kernel and the wrapper's launch arguments, in parameter order."""
-    params = [f"x{j}" for j in k.pointers] + [f"y{i}" for i in range(len(k.outputs))]
-    args = [f"in{j}" for j in k.pointers] + [f"y{i}" for i in range(len(k.outputs))]
-    for pname, expr in k.ints.items():
-        params.append(pname)
-        args.append(expr)
-    for pname, (j, d) in k.strides.items():
-        params.append(pname)
-        args.append(f"(t{j}[{d}] if s{j}[{d}] != 1 else 0)")
-    multi = len(k.phases) > 1
-    consts = []
+def launch_params(k: Kernel) -> list[Param]:
+    """The kernel's parameters in order, each with the wrapper expression passed for it."""
+    out = [Param(Name(f"x{j}"), Tensor(j), "tensor") for j in k.pointers]
+    out += [Param(Name(f"y{i}"), Name(f"y{i}"), "tensor") for i in range(len(k.outputs))]
+    out += [Param(Name(p), e, "int") for p, e in k.ints.items()]
+    out += [Param(Name(p), Paren(IfExp(Stride(j, d), cmp("!=", Size(j, d), 1), Int(0))), "int")
+            for p, (j, d) in k.strides.items()]  # fmt: skip
+    consts: list[Name] = []
     for i, ph in enumerate(k.phases):
-        sfx = f"_{i}" if multi else ""
-        size = f"numel{sfx}" if ph.mode == "flat" else f"n_rows{sfx}"
-        params.append(size)
-        args.append(size)
-        blocks = [f"BLOCK{sfx}"] if ph.mode == "flat" else [f"BLOCK_M{sfx}", f"BLOCK_N{sfx}"]
-        consts += blocks
+        size = Name("numel" if ph.mode == "flat" else "n_rows", scope=i)
+        out.append(Param(size, size, "int"))
+        blocks = ["BLOCK"] if ph.mode == "flat" else ["BLOCK_M", "BLOCK_N"]
+        consts += [Name(b, scope=i) for b in blocks]
     for i in range(1, len(k.phases)):
-        params.append(f"P{i}")
-        args.append(" + ".join(f"g{j}" for j in range(i)))
-    params += [f"{c}: tl.constexpr" for c in consts]
-    args += [f"{c}={c}" for c in consts]
+        out.append(Param(Name(f"P{i}"), conj("+", [Name(f"g{j}") for j in range(i)]), "int"))
+    out += [Param(c, c, "keyword", constexpr=True) for c in consts]
     if k.eager_cuda:
-        params.append("EAGER_CUDA: tl.constexpr")
-        args.append("EAGER_CUDA=in0.is_cuda")
-    args.append("enable_fp_fusion=False")  # each op rounds as eager's does (emit_ops)
-    body = ["pid = tl.program_id(0)"]
-    for i, ph in enumerate(k.phases):
-        lines = [line.replace("PID", "pid" if i == 0 else f"(pid - P{i})") for line in ph.lines]
-        if not multi:
-            body += lines
-            continue
-        lines = [_PHASE_NAMES.sub(rf"\1_{i}", line) for line in lines]
-        head = "else:" if i == len(k.phases) - 1 else (
-            "if pid < P1:" if i == 0 else f"elif pid < P{i + 1}:")
-        body += [head] + [f"    {line}" for line in lines]
-    head = f"@cached\n@triton.jit\ndef {name}(\n" + "".join(f"    {p},\n" for p in params)
-    return head + "):\n" + "".join(f"    {line}\n" for line in body), args
+        out.append(Param(Name("EAGER_CUDA"), IsCuda(), "keyword", constexpr=True))
+    out.append(Param(Name("enable_fp_fusion"), Const("False"), "keyword", option=True))
+    return out  # enable_fp_fusion: each op rounds as eager's does (opdefs.pointwise)
+
+
+def _wrapper_text(w: Wrapper, phases: int) -> str:
+    """The wrapper's functions; a plan (the first, when planned) reads metadata as parameters."""
+    ctxs = [printer.Context(phases, plan=w.planned and i == 0, subst=found)
+            for i, found in enumerate(w.locals_)]  # fmt: skip
+    return "\n\n".join(printer.function(f, c) for f, c in zip(w.functions, ctxs, strict=True))
 
 
 def module_source(
@@ -157,41 +158,41 @@ def module_source(
     modes = [ph.mode for ph in kernels[0].phases]  # the kernels of one pattern, alike
     mode = modes[0] if len(modes) == 1 else f"{len(modes)} phases, " + "/".join(modes)
     doc = "; ".join(dict.fromkeys(_MODE_DOC[ph.mode] for kern in kernels for ph in kern.phases))
-    out = _HEADER.format(title=title, task=task, mode=mode, mode_doc=doc)
+    body, planned = "", False
+    for r, kern in enumerate(kernels):
+        single = len(kernels) == 1
+        name = fname if single else f"_{fname}_r{r}"
+        kname = f"_{fname}_kernel" if single else f"_{fname}_r{r}_kernel"
+        params = launch_params(kern)
+        body += printer.kernel(kname, params, kern.phases) + "\n\n"
+        w = wrapper(name, kname, kern, n_inputs, params, tuning, wrap=single)
+        planned = planned or w.planned
+        body += _wrapper_text(w, len(kern.phases)) + ("" if single else "\n\n")
+    if len(kernels) > 1:
+        body += printer.function(_dispatch(fname, kernels, n_inputs), printer.Context())
+    out = _HEADER.format(title=title, task=task, mode=mode, mode_doc=doc,
+                         imports=_IMPORTS + (_PLANS if planned else ""))  # fmt: skip
     if any(kern.dots for kern in kernels):
         out = out.rstrip("\n") + "\n" + _DOT + "\n\n"
     if any(kern.eager_cuda for kern in kernels):
         out = out.rstrip("\n") + "\n" + _EAGER_CUDA + "\n\n"
-    params = ", ".join(f"in{j}" for j in range(n_inputs))
+    ins: list[Expr] = [Tensor(j) for j in range(n_inputs)]
     out += pattern + "\n\n"
-    returned = tuple_source([f"in{j}" for j in range(n_inputs)])
-    out += f"def replacement_args({params}):\n    return {returned}\n\n\n"
-    if len(kernels) == 1:
-        kernel, args = _kernel_source(f"_{fname}_kernel", kernels[0])
-        out += kernel + "\n\n"
-        out += wrapper_source(fname, f"_{fname}_kernel", kernels[0], n_inputs, args, tuning)
-    else:
-        for r, kern in enumerate(kernels):
-            kernel, args = _kernel_source(f"_{fname}_r{r}_kernel", kern)
-            out += kernel + "\n\n"
-            out += wrapper_source(f"_{fname}_r{r}", f"_{fname}_r{r}_kernel", kern, n_inputs,
-                                   args, tuning, wrap=False) + "\n\n"  # fmt: skip
-        out += _dispatch_source(fname, kernels, n_inputs)
+    out += printer.function(FunctionDef("replacement_args", inputs(n_inputs),
+                                        (Return(tuple_of(ins)),)), printer.Context()) + "\n\n"
+    out += body
     out += f"\n\ndef replacement_func():\n    return {fname}\n"
-    if "@plan_cache" in out:
-        plans = "from passnet.passes.plans import plan_cache\n"
-        out = out.replace(_LAUNCH_IMPORT, _LAUNCH_IMPORT + plans, 1)
     return out
 
 
-def _dispatch_source(fname: str, kernels: list[Kernel], n_inputs: int) -> str:
+def _dispatch(fname: str, kernels: list[Kernel], n_inputs: int) -> FunctionDef:
     """The replacement: the wrapper of the kernel generated for the inputs' ranks."""
-    inputs = [f"in{j}" for j in range(n_inputs)]
-    lines = [f"@torch.fx.wrap\ndef {fname}({', '.join(inputs)}):"]
-    lines.append(f"    ranks = {tuple_source([f'in{j}.dim()' for j in range(n_inputs)])}")
+    ins: list[Expr] = [Tensor(j) for j in range(n_inputs)]
+    ranks = Name("ranks")
+    body: list[Stmt] = [Assign((ranks,), tuple_of([method(x, "dim") for x in ins]))]
     for r, kern in enumerate(kernels):
-        ranks = tuple_source([str(len(kern.shapes.dims[node])) for node in kern.inputs])
-        lines.append(f"    if ranks == {ranks}:")
-        lines.append(f"        return _{fname}_r{r}({', '.join(inputs)})")
-    lines.append(f'    raise ValueError("{fname}: an input of another rank than generated for")')
-    return "\n".join(lines) + "\n"
+        want = tuple_of([Int(len(kern.shapes.dims[node])) for node in kern.inputs])
+        body.append(If(cmp("==", ranks, want), (Return(Call(f"_{fname}_r{r}", tuple(ins))),)))
+    body.append(Raise(f"{fname}: an input of another rank than generated for"))
+    return FunctionDef(fname, inputs(n_inputs), tuple(body), ("torch.fx.wrap",))
+

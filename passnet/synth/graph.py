@@ -26,11 +26,12 @@ from passnet.graph.aliasing import shared_write
 from passnet.graph.sample import load_module, load_sample, materialize
 from passnet.passes.matcher import to_fx
 from passnet.synth.indices import INT_RESULTS, index_nodes, reads_as_index
+from passnet.synth.ir import Size
 from passnet.synth.kernel import Kernel, build
 from passnet.synth.lower import Builder
 from passnet.synth.ops import FLOATS, INTEGERS, Op, classify
 from passnet.synth.pattern import pattern_source
-from passnet.synth.shapes import Dim, DType, Shapes, Unfusable, infer_dtype, infer_node
+from passnet.synth.shapes import Dim, DType, Shapes, Unfusable
 
 
 @dataclass
@@ -88,7 +89,7 @@ def trace_graph(
     ops = {n: classify(n, rank_of) for n in gm.graph.nodes
            if n.op in ("call_function", "call_method", "call_module")}  # fmt: skip
     for node, op in ops.items():
-        if isinstance(op, Op) and op.kind == "reshape" and _copies(node):
+        if isinstance(op, Op) and op.defn.may_copy and _copies(node):
             op.attrs["copy"] = True
         if (noop_copies and isinstance(op, Op) and node.target == "contiguous"
                 and _contiguous(node.args[0])):  # fmt: skip
@@ -183,11 +184,7 @@ def _reads_as_flag_or_float(traced: Traced, user: Node, a: Node) -> bool:
     reproduces exactly: a cast to a float dtype (eager's own conversion) or to bool, or as
     masked_fill's mask (zero or not)."""
     op = traced.ops.get(user)
-    if not isinstance(op, Op):
-        return False
-    if op.kind == "cast":
-        return op.attrs.get("dtype") in (*FLOATS, torch.bool)
-    return op.name == "masked_fill" and op.args[1] is a and op.args[0] is not a
+    return isinstance(op, Op) and op.defn.reads_exactly(op, a)
 
 
 def _shared_write(traced: Traced, node: Node, inside: set[Node]) -> str | None:
@@ -259,7 +256,7 @@ def analyse(groups: list[Group]) -> Kernel:
         if len({len(m.shape) for m in metas}) != 1:  # type: ignore[union-attr]
             raise Unfusable(f"input '{inp.name}' has another rank in another variant")
         shapes.dims[inp] = [
-            Dim(f"s{j}[{d}]", tuple(m.shape[d] for m in metas))  # type: ignore[union-attr]
+            Dim(Size(j, d), tuple(m.shape[d] for m in metas))  # type: ignore[union-attr]
             for d in range(len(metas[0].shape))
         ]  # type: ignore[union-attr]
         shapes.dtypes[inp] = DType(None, j, tuple(m.dtype for m in metas))  # type: ignore[union-attr]
@@ -268,24 +265,25 @@ def analyse(groups: list[Group]) -> Kernel:
     idx = index_nodes(g0.nodes, g0.traced.ops, g0.outputs, _holds_int_result)
     for i, node in enumerate(g0.nodes):
         metas = [_meta(g.nodes[i]) for g in groups]
-        flag = _is_flag(ops[node]) and node not in g0.outputs  # a bool mask inside the group
+        op = ops[node]
+        flag = op.defn.flag(op) and node not in g0.outputs  # a bool mask inside the group
         allowed = (*FLOATS, *INTEGERS) if node in idx else FLOATS
         if any(m is None or (m.dtype not in allowed and not flag) for m in metas):
             raise Unfusable(f"'{node.name}' is not a float16/bfloat16/float32 tensor")
         if node in idx and any(m.dtype is torch.bool for m in metas):  # type: ignore[union-attr]
             raise Unfusable(f"'{node.name}' indexes with booleans")
-        dims = infer_node(shapes, node, ops[node])
+        dims = op.defn.shape(shapes, node, op)
         for k, m in enumerate(metas):
             if [d.vals[k] for d in dims] != list(m.shape):  # type: ignore[union-attr]
-                raise Unfusable(f"shape rule for {ops[node].name} disagrees with the graph")
+                raise Unfusable(f"shape rule for {op.name} disagrees with the graph")
         shapes.dims[node] = dims
-        dtype = infer_dtype(shapes, node, ops[node], tuple(m.dtype for m in metas))  # type: ignore[union-attr]
+        dtype = op.defn.dtype(shapes, node, op, tuple(m.dtype for m in metas))  # type: ignore[union-attr]
         source = dtype.literal if dtype.literal is not None else None
         expected = (
             (source,) * n if source is not None else shapes.dtypes[g0.inputs[dtype.index]].vals
         )  # type: ignore[index]
         if expected != dtype.vals:
-            raise Unfusable(f"dtype rule for {ops[node].name} disagrees with the graph")
+            raise Unfusable(f"dtype rule for {op.name} disagrees with the graph")
         shapes.dtypes[node] = dtype
     try:
         first = replace(shapes, guards=list(shapes.guards))  # its guards only
@@ -295,11 +293,6 @@ def analyse(groups: list[Group]) -> Kernel:
             return build(Builder(g0.nodes, ops, g0.inputs, g0.outputs, shapes), store_views=True)
         except Unfusable:
             raise exc from None
-
-
-def _is_flag(op: Op) -> bool:
-    """A cast to bool: computed as 1.0 / 0.0 in float, read only as a mask."""
-    return op.kind == "cast" and op.attrs.get("dtype") is torch.bool
 
 
 NO_KERNEL = (

@@ -4,7 +4,8 @@ Embedding lookups start many transformer subgraphs (word, position and token-typ
 summed and normalised). Their indices are integer tensors, usually an input or a view of one
 (``position_ids[:, :seq]``, ``token_type_ids.expand(...)``), sometimes with an integer offset
 (OPT's learned positions, ``positions + 2``). Such nodes are *index nodes*: computed in
-integers (``passnet.synth.lower.Builder.indices``), never rounded or read as floats, and read
+integers (``passnet.synth.lower.Builder.indices``; an op's registration says whether it is exact
+on integers: views, copies, add/sub/mul with integer literals), never rounded or read as floats, and read
 only by other index nodes or as an embedding's indices.
 
 The same integer arithmetic computes *integer results*: a float value cast to int64 or int32
@@ -21,34 +22,19 @@ from collections.abc import Callable
 import torch
 from torch.fx import Node
 
-from passnet.synth.op_model import INFIX, VIEWS, Op, scalar
+from passnet.synth.op_model import Op
 
 # integer dtypes whose arithmetic Triton does as eager does (wrapping, truncating casts)
 INT_RESULTS = (torch.int64, torch.int32)
 
 
-def _index_capable(op: Op) -> bool:
-    """Ops that give exact integer results on integer operands: views and copies, and
-    add/sub/mul with integer literals or other index values."""
-    if op.kind in VIEWS or (op.kind == "id" and op.name == "copy"):
-        return True
-    return (
-        op.kind == "pw"
-        and op.name in INFIX  # exact on integers, as lower.Builder.indices writes them
-        and all(isinstance(a, Node) or (scalar(a) and float(a).is_integer()) for a in op.args)
-    )
-
-
 def reads_as_index(user: Node, value: Node, ops: dict[Node, Op | str]) -> bool:
-    """Whether ``user`` reads ``value`` as an embedding's indices."""
+    """Whether ``user`` reads ``value`` as an embedding's (or index_select's) indices."""
     op = ops.get(user)
-    return isinstance(op, Op) and op.kind == "gather" and op.args[1] is value and (
-        op.args[0] is not value
-    )
-
-
-def _int_cast(op: Op) -> bool:
-    return op.kind == "cast" and op.attrs.get("dtype") in INT_RESULTS
+    if not isinstance(op, Op):
+        return False
+    k = op.defn.index_operand(op)
+    return k is not None and op.args[k] is value and op.args[0] is not value
 
 
 def index_nodes(
@@ -68,7 +54,9 @@ def index_nodes(
         if integer is not None and not integer(node):  # a float read by a cast, say
             continue
         result = integer is not None  # an int64/int32 value: a cast and an output may be one
-        if not isinstance(op, Op) or not (_index_capable(op) or (result and _int_cast(op))):
+        if not isinstance(op, Op) or not (
+            op.defn.exact_on_integers(op) or (result and op.defn.int_result(op))
+        ):
             continue
         if node in outputs and not result:
             continue

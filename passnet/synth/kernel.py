@@ -1,11 +1,13 @@
-"""Assemble a group's kernel from phases: one per output domain, all in one launch.
+"""Schedule a group's kernel into phases: one per output domain, all in one launch.
 
 Most groups need one phase: the domain of their last value covers every output. When outputs
 live on different domains (a residual sum and the LayerNorm of its first token; a product
 and the negated half of one input), each further domain gets a phase of its own: the grid
 is the sum of the phases' grids, program ``pid`` runs the phase its range falls in, and a
 phase recomputes from the inputs whatever it needs. An output is stored by the first phase
-whose map reaches each of its elements exactly once.
+whose map reaches each of its elements exactly once. The schedule reads what it needs of
+each op from its registration: whether it needs row tiles, what it reduces
+(:class:`~passnet.synth.op_model.Reduction`), how a layout move maps coordinates.
 """
 
 from __future__ import annotations
@@ -15,8 +17,8 @@ from dataclasses import dataclass, field
 from torch.fx import Node
 
 from passnet.synth.alias import Step, input_chains
-from passnet.synth.lower import Builder, Map
-from passnet.synth.ops import ROW_OPS
+from passnet.synth.ir import COL, ROW, Expr, Index, Int, call, cmp
+from passnet.synth.lower import EAGER_CUDA_HELPERS, Builder, Map
 from passnet.synth.shapes import (
     MAX_ROW,
     Dim,
@@ -26,32 +28,33 @@ from passnet.synth.shapes import (
     grouped,
     merge_trailing,
 )
-
-
-@dataclass
-class Phase:
-    """One domain: ``flat`` (BLOCK elements a program) or ``row`` (BLOCK_M rows of N)."""
-
-    mode: str
-    domain: list[Dim]
-    lines: list[str]
+from passnet.synth.stmts import Let, Phase
 
 
 @dataclass
 class Kernel:
-    """What :mod:`passnet.synth.emit` needs to write the kernel and its wrapper."""
+    """One kernel in IR, and what :mod:`passnet.synth.emit` needs to write it and its wrapper."""
 
     phases: list[Phase]
     pointers: list[int]  # replacement inputs passed as pointers, by index
-    ints: dict[str, str]  # kernel int parameter -> wrapper expression
+    ints: dict[str, Expr]  # kernel int parameter -> wrapper expression
     strides: dict[str, tuple[int, int]]  # kernel stride parameter -> (input, dim)
     inputs: list[Node]
     outputs: list[Node]
     shapes: Shapes
     ops: list[str] = field(default_factory=list)  # op names, for the docstring
-    dots: bool = False  # a phase uses tl.dot: BLOCK_M and BLOCK_N are at least 16
+    helpers: set[str] = field(default_factory=set)  # module helpers it calls (_dot, _mean, ...)
     aliases: list[tuple[int, list[Step]]] | None = None  # outputs as views of inputs (alias.py)
-    eager_cuda: bool = False  # the kernel takes EAGER_CUDA: is the device CUDA (emit_ops)
+
+    @property
+    def dots(self) -> bool:
+        """A phase uses ``tl.dot`` (``_dot``): BLOCK_M and BLOCK_N are at least 16."""
+        return "_dot" in self.helpers
+
+    @property
+    def eager_cuda(self) -> bool:
+        """The kernel takes ``EAGER_CUDA``: it follows eager's CUDA arithmetic there."""
+        return bool(self.helpers & EAGER_CUDA_HELPERS)
 
 
 def _count(dims: list[Dim], k: int) -> int:
@@ -68,7 +71,8 @@ def _axis_op(b: Builder, node: Node) -> Node | None:
     above = b.ancestors([node])
     for n in [node, *(n for n in b.nodes if n in above)]:  # in graph order: deterministic
         op = b.ops.get(n)
-        if op is not None and "axis" in op.attrs and [d.vals for d in b.shapes.dims[n]] == [
+        red = op.reduction if op is not None else None
+        if red is not None and red.axis is not None and [d.vals for d in b.shapes.dims[n]] == [
                 d.vals for d in b.shapes.dims[node]]:  # fmt: skip
             return n
     return None
@@ -79,23 +83,24 @@ def _domain(b: Builder, node: Node) -> list[Dim]:
     trailing dims it reduces merged into one; over another dim (``_axis_op``), that dim moved
     last."""
     if (ax := _axis_op(b, node)) is not None:
-        a, src = b.ops[ax].attrs["axis"], b.shapes.dims[b.ops[ax].args[0]]
+        a, src = b.ops[ax].reduction.axis, b.shapes.dims[b.ops[ax].args[0]]  # type: ignore[union-attr]
         return src[:a] + src[a + 1 :] + [src[a]]
     op = b.ops[node]
-    if op.kind not in ("mean", "sum"):
+    red = op.reduction
+    if red is None or not red.collapses:
         return b.shapes.dims[node]
-    return merge_trailing(b.shapes.dims[op.args[0]], op.attrs["dims"], b.shapes.n)
+    return merge_trailing(b.shapes.dims[op.args[0]], red.dims, b.shapes.n)
 
 
 def _axis_map(b: Builder, ax: Node, base: Map) -> Map:
     """Coordinates of ``ax``'s result (and of values computed elementwise from it) in a phase
     over its moved domain: the row's ``cols`` back at the axis for a softmax or a normalize,
     the axis dropped (or 0, keepdim) for a mean or sum."""
-    op, coords = b.ops[ax], base[:-1]
-    a = op.attrs["axis"]
-    if op.kind in ("softmax", "normalize"):
+    red, coords = b.ops[ax].reduction, base[:-1]
+    a = red.axis  # type: ignore[union-attr]
+    if not red.collapses:  # type: ignore[union-attr]
         return coords[:a] + (base[-1],) + coords[a:]
-    return coords[:a] + (("0",) if op.attrs["keepdim"] else ()) + coords[a:]
+    return coords[:a] + ((Int(0),) if red.keepdim else ()) + coords[a:]  # type: ignore[union-attr]
 
 
 def _merged_row(b: Builder, roots: list[Node], dom: list[Dim]) -> int:
@@ -105,7 +110,8 @@ def _merged_row(b: Builder, roots: list[Node], dom: list[Dim]) -> int:
     ks = set()
     for n in b.ancestors(roots):
         op = b.ops[n]
-        if op.kind not in ("mean", "sum") or (k := op.attrs["dims"]) == 1 or len(dom) < k:
+        red = op.reduction
+        if red is None or not red.collapses or (k := red.dims) == 1 or len(dom) < k:
             continue
         if all(map(b.shapes.equal, b.shapes.dims[op.args[0]][-k:], dom[-k:])):
             ks.add(k)
@@ -120,14 +126,16 @@ def _grouped_rows(b: Builder, roots: list[Node], dom: list[Dim]) -> list[Dim] | 
     found = set()
     for n in b.ancestors(roots):
         op = b.ops[n]
-        x = b.shapes.dims[op.args[0]] if op.kind == "gn" else None
-        if x is not None and grouped(x, op.attrs["groups"]):
+        red = op.reduction
+        g = red.groups if red is not None else None
+        x = b.shapes.dims[op.args[0]] if g is not None else None
+        if x is not None and grouped(x, g):  # type: ignore[arg-type]
             if [d.vals for d in x] != [d.vals for d in dom]:
                 raise Unfusable("a group norm's output read on another domain")
-            found.add(op.attrs["groups"])
+            found.add(g)
     if len(found) > 1:
         raise Unfusable("group norms with different group counts in one phase")
-    return group_rows(dom, found.pop(), b.shapes.n) if found else None
+    return group_rows(dom, found.pop(), b.shapes.n) if found else None  # type: ignore[arg-type]
 
 
 def _covers(b: Builder, node: Node, m: Map) -> bool:
@@ -143,28 +151,32 @@ def _covers(b: Builder, node: Node, m: Map) -> bool:
 
 
 def _base(b: Builder) -> Map:
-    lines = b.lines
+    """The phase's index variables and masks; the coordinates of its domain's elements."""
+    let = b.body.append
     if b.mode == "flat":
-        lines.append("offs = PID * BLOCK + tl.arange(0, BLOCK)")
-        lines.append("mask = offs < numel")
-        return tuple(b.unravel("offs", b.domain))
-    lines.append("rows = PID * BLOCK_M + tl.arange(0, BLOCK_M)[:, None]")
-    lines.append("cols = tl.arange(0, BLOCK_N)[None, :]")
-    lines.append("rmask = rows < n_rows")
-    lines.append(f"cmask = cols < {b.dim(b.domain[-1])}")
-    lines.append("mask = rmask & cmask")
-    return tuple(b.unravel("rows", b.domain[:-1])) + ("cols",)
+        offs, block = b.name("offs", ROW), b.name("BLOCK")
+        let(Let(offs, b.pid * block + call("tl.arange", 0, block)))
+        let(Let(b.name("mask"), cmp("<", offs, b.name("numel"))))
+        return tuple(b.unravel(offs, b.domain))
+    rows, cols = b.name("rows", ROW), b.name("cols", COL)
+    block_m = b.name("BLOCK_M")
+    let(Let(rows, b.pid * block_m + Index(call("tl.arange", 0, block_m), ":, None")))
+    let(Let(cols, Index(call("tl.arange", 0, b.name("BLOCK_N")), "None, :")))
+    let(Let(b.name("rmask"), cmp("<", rows, b.name("n_rows"))))
+    let(Let(b.name("cmask"), cmp("<", cols, b.dim(b.domain[-1]))))
+    let(Let(b.name("mask"), b.name("rmask") & b.name("cmask")))
+    return tuple(b.unravel(rows, b.domain[:-1])) + (cols,)
 
 
 def _store(b: Builder, i: int, node: Node, m: Map) -> None:
     v = b.value(node, m)
     off = b.ravel(m, b.shapes.dims[node])
-    if off == "0":
+    if off == Int(0):
         raise Unfusable(f"output '{node.name}' is a single element")
     mask = b.mask(m)
-    if mask == "cmask":
+    if mask.ident == "cmask":
         raise Unfusable(f"output '{node.name}' does not depend on the row")
-    b.lines.append(f"tl.store(y{i} + {off}, {v}.to(y{i}.dtype.element_ty), mask={mask})")
+    b.store(i, off, v, mask)
 
 
 def view_chain(b: Builder, node: Node) -> tuple[Node, list[Node]] | None:
@@ -173,7 +185,7 @@ def view_chain(b: Builder, node: Node) -> tuple[Node, list[Node]] | None:
     chain, n = [], node
     while isinstance(n, Node) and n in b.ops:
         op = b.ops[n]
-        if not (op.kind in ("reshape", "permute") or (op.kind == "id" and op.name == "copy")):
+        if not op.defn.moves_layout:
             break
         chain.append(n)
         n = op.args[0]
@@ -187,10 +199,7 @@ def _forward(b: Builder, base: Node, chain: list[Node], m: Map) -> Map:
     src = b.shapes.dims[base]
     for n in chain:
         op, dst = b.ops[n], b.shapes.dims[n]
-        if op.kind == "reshape":
-            m = b.reshape(m, src, dst)
-        elif op.kind == "permute":
-            m = tuple(m[p] for p in op.attrs["perm"])
+        m = op.defn.forward(b, op, m, src, dst)
         src = dst
     return m
 
@@ -207,10 +216,9 @@ def _store_views(b: Builder, views: dict[Node, tuple[Node, list[Node]]], pending
             continue
         off = b.ravel(_forward(b, base, chain, m), b.shapes.dims[o])
         mask = b.mask(m)
-        if off == "0" or mask == "cmask":
+        if off == Int(0) or mask.ident == "cmask":
             continue
-        b.lines.append(f"tl.store(y{i} + {off}, {b.value(base, m)}.to(y{i}.dtype.element_ty), "
-                       f"mask={mask})")  # fmt: skip
+        b.store(i, off, b.value(base, m), mask)
         pending.remove(o)
 
 
@@ -239,7 +247,7 @@ def build(b: Builder, store_views: bool = False) -> Kernel:
         roots = roots if root in roots else [root, *roots]
         for r in roots:
             all(map(b.shapes.equal, _domain(b, r), dom))  # guards where only values agree
-        row = any(b.ops[n].kind in ROW_OPS for n in b.ancestors(roots))
+        row = any(b.ops[n].defn.needs_row for n in b.ancestors(roots))
         full = dom
         k = _merged_row(b, roots, dom) if row else 1
         dom = merge_trailing(dom, k, b.shapes.n)
@@ -249,14 +257,14 @@ def build(b: Builder, store_views: bool = False) -> Kernel:
             dom = groups
         if row and max(dom[-1].vals) > MAX_ROW:  # the wrapper would refuse it at run time
             raise Unfusable(f"rows longer than {MAX_ROW} elements ({max(dom[-1].vals)})")
-        b.start_phase("row" if row else "flat", dom)
+        phase = b.start_phase("row" if row else "flat", dom, len(phases))
         base = _base(b)
         for r in roots:
-            op = b.ops[r]
+            red = b.ops[r].reduction
             if (ax := _axis_op(b, r)) is not None:
                 b.value(r, _axis_map(b, ax, base))
-            elif op.kind in ("mean", "sum"):
-                keep = ("0",) * op.attrs["dims"] if op.attrs["keepdim"] else ()
+            elif red is not None and red.collapses:
+                keep = (Int(0),) * red.dims if red.keepdim else ()
                 b.value(r, base[:-1] + keep)
             else:
                 b.value(r, base if dom == full else b.reshape(base, dom, full))
@@ -268,7 +276,8 @@ def build(b: Builder, store_views: bool = False) -> Kernel:
         _store_views(b, views, pending)
         if root in pending or any(o in pending and views[o][0] is root for o in views):
             raise Unfusable(f"output '{root.name}' cannot be written by its own domain")
-        phases.append(Phase(b.mode, b.domain, b.lines))
+        phases.append(phase)
     return Kernel(phases, sorted(b.pointers), b.ints, b.strides, b.inputs, b.outputs,
-                  b.shapes, [b.ops[n].name for n in b.nodes], b.dots, input_chains(b),
-                  b.eager_cuda)  # fmt: skip
+                  b.shapes, [b.ops[n].name for n in b.nodes], set(b.helpers),
+                  input_chains(b))  # fmt: skip
+

@@ -1,56 +1,72 @@
-"""The record every classifier of the synthesizer fills, and the argument binding they share.
+"""The record every op registration fills, and the argument binding the binders share.
 
-:class:`Op` is one supported FX node: its kind, tensor operands in a fixed order and literals
-bound by name (:func:`bind`: positional and keyword spellings of one call look the same).
+:class:`Op` is one supported FX node: the registration that classified it (its
+:class:`~passnet.synth.registry.OpDef`), tensor operands in a fixed order and literals bound
+by name (:func:`bind`: positional and keyword spellings of one call look the same). What an
+op does everywhere (its shape, dtype, lowering, how eager runs it) is a lookup on ``defn``.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 from torch.fx import Node
 
+if TYPE_CHECKING:
+    from passnet.synth.registry import OpDef
+
 FLOATS = (torch.float32, torch.float16, torch.bfloat16)  # the dtypes a kernel computes in
 INTEGERS = (torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64)
-REDUCTIONS = frozenset({"ln", "gn", "softmax", "normalize", "mean", "sum"})
-ROW_OPS = REDUCTIONS | {"linear"}  # ops that need the row mode's [BLOCK_M, BLOCK_N] tiles
-VIEWS = frozenset({"reshape", "permute", "unsqueeze", "squeeze", "getitem", "expand"})
-INFIX = {"add": "+", "sub": "-", "mul": "*"}  # pointwise ops written as Python operators
-_F = "torch.nn.functional."
-EAGER_KERNELS = {"normalize": 3}  # ops eager computes in several kernels
+F = "torch.nn.functional."
+
+
+@dataclass(frozen=True)
+class Reduction:
+    """What a reduction reduces, for the phase schedule (``kernel.py``): ``collapses`` (a mean
+    or sum: the reduced dims leave the result, or stay as 1 with ``keepdim``) or not (a norm,
+    softmax: one result per element of the row); over the last ``dims`` dims (merged into one
+    row), or over the one other dim ``axis`` (the phase walks it as its row); ``groups``: a
+    group norm's."""
+
+    collapses: bool
+    dims: int = 1
+    axis: int | None = None
+    keepdim: bool = False
+    groups: int | None = None
 
 
 @dataclass
 class Op:
-    """One supported node: ``kind``, operands (Node, number or None) and bound literals."""
+    """One supported node: its registration, operands (Node, number or None), bound literals,
+    and the name reports and docstrings show (the registration's unless the binder says)."""
 
-    kind: str
-    name: str
+    defn: OpDef
     args: list[Any]
     attrs: dict[str, Any] = field(default_factory=dict)
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        self.name = self.name or self.defn.name
 
     @property
     def view(self) -> bool:
-        """Whether eager returns a view: views, unless the recorded layout makes a reshape
-        copy (``attrs["copy"]``, the ``expand, reshape`` of grouped-query attention), eval
-        dropout, and a ``contiguous`` of a tensor that is contiguous already (``attrs["noop"]``:
-        eager returns its input)."""
-        return (
-            (self.kind in VIEWS and not self.attrs.get("copy"))
-            or (self.kind == "id" and self.name == "dropout")
-            or bool(self.attrs.get("noop"))
-        )
+        """Whether eager returns a view: a view op (unless the recorded layout makes a reshape
+        copy, ``attrs["copy"]``), eval dropout, and a ``contiguous`` of a tensor that is
+        contiguous already (``attrs["noop"]``: eager returns its input)."""
+        return self.defn.view(self) or bool(self.attrs.get("noop"))
 
     @property
     def work(self) -> int:
-        """How many kernels eager launches for it: none for a view or a ``torch.tensor``
-        scalar, three for ``normalize`` (the norm, its clamp, the division), else one."""
-        if self.view or self.name == "const":
-            return 0
-        return EAGER_KERNELS.get(self.name, 1)
+        """How many kernels eager launches for it: none for a view, else the registration's
+        count (none for a ``torch.tensor`` scalar, three for ``normalize``)."""
+        return 0 if self.view else self.defn.eager_kernels
+
+    @property
+    def reduction(self) -> Reduction | None:
+        return self.defn.reduction(self)
 
 
 def bind(node: Node, names: list[str], defaults: dict[str, Any]) -> dict[str, Any] | None:
@@ -86,3 +102,8 @@ def varargs(node: Node) -> list[Any] | None:
 def scalar(v: Any) -> bool:
     """A Python number that can be a fill value (infinities too, not NaN)."""
     return isinstance(v, (int, float)) and not isinstance(v, bool) and not math.isnan(v)
+
+
+def number(v: Any) -> bool:
+    """A finite Python number (a pointwise operand, an exponent, a slope)."""
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)

@@ -1,48 +1,60 @@
-"""The replacement wrapper of a synthesised rule: check the inputs, allocate, launch.
+"""The replacement wrapper of a synthesised rule, as IR: check the inputs, allocate, launch.
 
 Everything the wrapper works out before launching (rank checks, guards, broadcast sizes,
 output sizes, the strides it passes, block sizes and the grid) depends on the inputs'
 shapes, strides, dtypes and device type only, so it is a *plan* computed once per input
 signature (``passnet.passes.plans.plan_cache``, a dict lookup per call); a call then costs the
-key, the lookup, the allocations and the launch. Kernels whose outputs may be views of their
-inputs keep the plain form, every step on every call (the views are made per call).
+key, the lookup, the allocations and the launch. Whether a plan reads only metadata is a walk
+over its statements (no :class:`~passnet.synth.ir.Tensor` leaf); its parameters are the
+metadata it reads. Kernels whose outputs may be views of their inputs keep the plain form,
+every step on every call (the views are made per call).
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from torch.fx import Node
 
 from passnet.synth.alias import alias_lines
+from passnet.synth.ir import (
+    Attr,
+    BinOp,
+    Call,
+    Dict,
+    DtypeOf,
+    Expr,
+    IfExp,
+    Index,
+    Int,
+    IsCuda,
+    Max,
+    Name,
+    SizeOp,
+    Star,
+    Stride,
+    Tensor,
+    Tuple,
+    atomic,
+    cmp,
+    conj,
+    method,
+    walk,
+)
 from passnet.synth.kernel import Kernel
-from passnet.synth.shapes import MAX_ROW, atom, prod
-
-
-def tuple_source(items: list[str]) -> str:
-    """Python source of a tuple of the expressions ``items``."""
-    return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
-
-
-def _pow2(x: str) -> str:
-    """The smallest power of two >= ``x`` (>= 1), inline: ``triton.next_power_of_2`` and
-    ``triton.cdiv`` are Python calls that cost more host time than the arithmetic."""
-    return f"1 << ({x} - 1).bit_length()"
-
-
-_MAX_CALL = re.compile(r"max\([^()]*\)")
-
-
-def _hoist_max(lines: list[str], start: int) -> list[str]:
-    """Give each distinct broadcast size ``max(s0[k], s1[k])`` in ``lines[start:]`` a local
-    computed once (``m0 = max(...)``), inserted at ``start``: the wrapper runs on every call."""
-    found = list(dict.fromkeys(m for line in lines[start:] for m in _MAX_CALL.findall(line)))
-    if not found:
-        return lines
-    names = {expr: f"m{k}" for k, expr in enumerate(found)}
-    body = [_MAX_CALL.sub(lambda m: names[m.group(0)], line) for line in lines[start:]]
-    return lines[:start] + [f"    {v} = {k}" for k, v in names.items()] + body
+from passnet.synth.shapes import MAX_ROW, prod
+from passnet.synth.stmts import (
+    Assign,
+    Check,
+    ExprStmt,
+    FunctionDef,
+    If,
+    Launch,
+    Raise,
+    Return,
+    Stmt,
+    stmt_exprs,
+)
 
 
 @dataclass(frozen=True)
@@ -57,165 +69,193 @@ class Tuning:
     num_warps: int = 4
 
 
-def _grid_lines(fname: str, k: Kernel, tuning: Tuning | None = None) -> list[str]:
+@dataclass(frozen=True)
+class Param:
+    """One launch argument: its name (the kernel's parameter, or a launch option such as
+    ``enable_fp_fusion``: ``option``), the wrapper's ``value``, and how it is passed:
+    ``tensor`` (positional), ``int`` (positional, computed by the plan) or ``keyword``;
+    ``constexpr``: a ``tl.constexpr`` parameter."""
+
+    name: Expr
+    value: Expr
+    role: str
+    constexpr: bool = False
+    option: bool = False
+
+
+@dataclass
+class Wrapper:
+    """The replacement's functions (a plan and the wrapper, or the wrapper alone), whether
+    the first is a plan, and per function the broadcast sizes it computes once (``m0 =
+    max(...)``: printed as the local)."""
+
+    functions: list[FunctionDef]
+    planned: bool
+    locals_: list[dict[Expr, str]]
+
+
+def tuple_of(items: list[Expr]) -> Tuple:
+    return Tuple(tuple(items))
+
+
+def inputs(n_inputs: int) -> tuple[str, ...]:
+    return tuple(f"in{j}" for j in range(n_inputs))
+
+
+def pow2(x: Expr) -> Expr:
+    """The smallest power of two >= ``x`` (>= 1), inline: ``triton.next_power_of_2`` and
+    ``triton.cdiv`` are Python calls that cost more host time than the arithmetic."""
+    return BinOp("<<", Int(1), method(SizeOp("-", (x, Int(1))), "bit_length"))
+
+
+def _grid(fname: str, k: Kernel, tuning: Tuning | None) -> list[Stmt]:
     """Per phase: its size, block sizes and program count ``g<i>``."""
-    lines = []
-    multi = len(k.phases) > 1
+    out: list[Stmt] = []
     lo = 16 if k.dots else 1  # tl.dot's smallest tile side
     for i, ph in enumerate(k.phases):
-        sfx = f"_{i}" if multi else ""
-        dom = ph.domain
+        dom, g = ph.domain, Name(f"g{i}")
         if ph.mode == "flat":
-            lines.append(f"    numel{sfx} = {prod(dom, k.shapes.n).expr}")
+            numel, block = Name("numel", scope=i), Name("BLOCK", scope=i)
+            out.append(Assign((numel,), prod(dom, k.shapes.n).expr))
             if tuning is not None:
-                lines.append(f"    BLOCK{sfx} = {tuning.flat_block}")
+                out.append(Assign((block,), Int(tuning.flat_block)))
             else:
-                lines.append(f"    BLOCK{sfx} = 1024 if in0.is_cuda else "
-                             f"min({_pow2(f'numel{sfx}')}, 65536)")  # fmt: skip
-            lines.append(f"    g{i} = (numel{sfx} + BLOCK{sfx} - 1) // BLOCK{sfx}")
+                out.append(Assign((block,), IfExp(Int(1024), IsCuda(),
+                                                  Call("min", (pow2(numel), Int(65536))))))  # fmt: skip
+            out.append(Assign((g,), (numel + block - 1) // block))
             continue
-        n = dom[-1]
-        lines.append(f"    n_rows{sfx} = {prod(dom[:-1], k.shapes.n).expr}")
+        n, rows = dom[-1], Name("n_rows", scope=i)
+        bn, bm = Name("BLOCK_N", scope=i), Name("BLOCK_M", scope=i)
+        out.append(Assign((rows,), prod(dom[:-1], k.shapes.n).expr))
         if n.literal is not None:
-            lines.append(f"    BLOCK_N{sfx} = {1 << max(n.literal - 1, 0).bit_length()}")
+            out.append(Assign((bn,), Int(1 << max(n.literal - 1, 0).bit_length())))
         else:
-            lines.append(f"    BLOCK_N{sfx} = {_pow2(atom(n.expr))}")
-            lines.append(f"    if BLOCK_N{sfx} > {MAX_ROW}:")
-            lines.append(f'        raise ValueError("{fname}: rows longer than {MAX_ROW} elements")')
+            out.append(Assign((bn,), pow2(n.expr)))
+            out.append(If(cmp(">", bn, MAX_ROW),
+                          (Raise(f"{fname}: rows longer than {MAX_ROW} elements"),)))  # fmt: skip
         if tuning is not None:
-            lines.append(f"    BLOCK_M{sfx} = max({lo}, min({tuning.max_rows}, "
-                         f"{tuning.row_tile} // BLOCK_N{sfx}))")  # fmt: skip
-            lines.append(f"    g{i} = (n_rows{sfx} + BLOCK_M{sfx} - 1) // BLOCK_M{sfx}")
-            continue
-        lines.append("    if in0.is_cuda:")
-        lines.append(f"        BLOCK_M{sfx} = max({lo}, min(64, 4096 // BLOCK_N{sfx}))")
-        lines.append("    else:")
-        lines.append(f"        BLOCK_M{sfx} = max({lo}, min({_pow2(f'n_rows{sfx}')}, "
-                     f"65536 // BLOCK_N{sfx}))")
-        lines.append(f"    g{i} = (n_rows{sfx} + BLOCK_M{sfx} - 1) // BLOCK_M{sfx}")
-    return lines
+            cap = Call("min", (Int(tuning.max_rows), Int(tuning.row_tile) // bn))
+            out.append(Assign((bm,), Call("max", (Int(lo), cap))))
+        else:
+            gpu = Call("max", (Int(lo), Call("min", (Int(64), Int(4096) // bn))))
+            cpu = Call("max", (Int(lo), Call("min", (pow2(rows), Int(65536) // bn))))
+            out.append(If(IsCuda(), (Assign((bm,), gpu),), (Assign((bm,), cpu),)))
+        out.append(Assign((g,), (rows + bm - 1) // bm))
+    return out
 
 
-def _checks(fname: str, k: Kernel) -> list[str]:
-    """The rank check (its two lines first), then the guards: lines over ``s<j>``."""
-    shapes = k.shapes
-    ranks = [f"len(s{j}) != {len(shapes.dims[node])}" for j, node in enumerate(k.inputs)]
-    lines = [f"    if {' or '.join(ranks)}:",
-             f'        raise ValueError("{fname}: an input of another rank than generated for")']
-    if shapes.guards:
-        lines.append("    if not (" + "\n            and ".join(shapes.guards) + "):")
-        lines.append(f'        raise ValueError("{fname}: shapes outside those generated for")')
-    return lines
+def _checks(fname: str, k: Kernel) -> list[Stmt]:
+    """The rank check (first), then the guards: statements over ``s<j>``."""
+    ranks = [cmp("!=", Call("len", (Name(f"s{j}"),)), len(k.shapes.dims[node]))
+             for j, node in enumerate(k.inputs)]  # fmt: skip
+    out: list[Stmt] = [If(conj("or", ranks),  # type: ignore[arg-type]
+                          (Raise(f"{fname}: an input of another rank than generated for"),))]
+    if k.shapes.guards:
+        out.append(Check(tuple(k.shapes.guards), f"{fname}: shapes outside those generated for"))
+    return out
 
 
-def _size(k: Kernel, node: Node) -> str:
+def _size(k: Kernel, node: Node) -> Tuple:
     """An output's size tuple, over ``s<j>``."""
-    dims = k.shapes.dims[node]
-    return tuple_source([d.expr for d in dims]) if dims else "()"
+    return tuple_of([d.expr for d in k.shapes.dims[node]])
 
 
-def _alloc(i: int, k: Kernel, size: str) -> str:
+def _alloc(i: int, k: Kernel, size: Expr) -> Stmt:
     """Output ``i`` allocated: on ``in0``'s device, in its dtype (an input's: that input's
     ``new_empty``, which takes its dtype and device)."""
-    dtype = k.shapes.dtypes[k.outputs[i]].python()
-    if re.fullmatch(r"in\d+\.dtype", dtype):
-        return f"    y{i} = {dtype.split('.')[0]}.new_empty({size})"
-    return f"    y{i} = in0.new_empty({size}, dtype={dtype})"
+    dtype = k.shapes.dtypes[k.outputs[i]]
+    if dtype.literal is None:
+        return Assign((Name(f"y{i}"),), method(Tensor(dtype.index), "new_empty", size))
+    return Assign((Name(f"y{i}"),), method(Tensor(0), "new_empty", size, dtype=dtype.python()))
 
 
-def _returns(k: Kernel) -> str:
-    outs = [f"y{i}" for i in range(len(k.outputs))]
-    return f"    return {outs[0] if len(outs) == 1 else tuple_source(outs)}"
+def _returns(k: Kernel) -> Stmt:
+    outs: list[Expr] = [Name(f"y{i}") for i in range(len(k.outputs))]
+    return Return(outs[0] if len(outs) == 1 else tuple_of(outs))
 
 
-def _plain_wrapper(
-    fname: str, kname: str, k: Kernel, n_inputs: int, args: list[str], tuning: Tuning | None,
-    wrap: bool = True,
-) -> str:  # fmt: skip
+def _total(k: Kernel) -> Expr:
+    return conj("+", [Name(f"g{i}") for i in range(len(k.phases))])
+
+
+def hoist(body: list[Stmt], start: int) -> tuple[list[Stmt], dict[Expr, str]]:
+    """Give each distinct broadcast size over plain terms in ``body[start:]`` a local computed
+    once (``m0 = max(...)``), inserted at ``start``: the wrapper runs on every call."""
+    found: dict[Expr, str] = {}
+    for s in body[start:]:
+        for e in stmt_exprs(s):
+            for x in walk(e):
+                if isinstance(x, Max) and atomic(x) and x not in found:
+                    found[x] = f"m{len(found)}"
+    defs: list[Stmt] = [Assign((Name(v),), Call("max", x.args)) for x, v in found.items()]  # type: ignore[attr-defined]
+    return body[:start] + defs + body[start:], found
+
+
+def _plain(fname: str, kname: str, k: Kernel, n_inputs: int, params: list[Param],
+           tuning: Tuning | None, wrap: bool) -> Wrapper:  # fmt: skip
     """Everything on every call: the form for kernels whose outputs may be views of their
     inputs (those are made per call, from the tensors themselves)."""
-    lines = [_def(fname, n_inputs, wrap)]
-    lines += [f"    s{j} = in{j}.shape" for j in range(n_inputs)]
-    after_ranks = len(lines) + 2
-    lines += _checks(fname, k)
+    body: list[Stmt] = [Assign((Name(f"s{j}"),), Attr(Tensor(j), "shape")) for j in range(n_inputs)]
+    after_ranks = len(body) + 1
+    body += _checks(fname, k)
     if k.aliases:
-        lines += alias_lines(k.aliases)
+        body += alias_lines(k.aliases)
     strided = sorted({j for j, _ in k.strides.values()})
-    lines += [f"    t{j} = in{j}.stride()" for j in strided]
-    lines += [_alloc(i, k, _size(k, o)) for i, o in enumerate(k.outputs)]
-    lines += _grid_lines(fname, k, tuning)
-    grid = " + ".join(f"g{i}" for i in range(len(k.phases)))
-    lines.append(f"    if {grid} > 0:")
-    lines.append(f"        {kname}[({grid},)](")
-    lines += [f"            {a}," for a in args]
+    body += [Assign((Name(f"t{j}"),), method(Tensor(j), "stride")) for j in strided]
+    body += [_alloc(i, k, _size(k, o)) for i, o in enumerate(k.outputs)]
+    body += _grid(fname, k, tuning)
+    args: list[Expr | tuple[Expr, Expr]] = [
+        (p.name, p.value) if p.role == "keyword" else p.value for p in params]
     if tuning is not None:
-        lines.append(f"            num_warps={tuning.num_warps},")
-    lines.append("        )")
-    lines.append(_returns(k))
-    return "\n".join(_hoist_max(lines, after_ranks)) + "\n"
+        args.append((Name("num_warps"), Int(tuning.num_warps)))
+    grid = _total(k)
+    body.append(If(cmp(">", grid, 0), (Launch(kname, Tuple((grid,)), tuple(args)),)))
+    body.append(_returns(k))
+    body, found = hoist(body, after_ranks)
+    deco = ("torch.fx.wrap",) if wrap else ()
+    return Wrapper([FunctionDef(fname, inputs(n_inputs), tuple(body), deco)], False, [found])
 
 
-def _def(fname: str, n_inputs: int, wrap: bool) -> str:
-    inputs = ", ".join(f"in{j}" for j in range(n_inputs))
-    return ("@torch.fx.wrap\n" if wrap else "") + f"def {fname}({inputs}):"
-
-
-def wrapper_source(
-    fname: str, kname: str, k: Kernel, n_inputs: int, args: list[str], tuning: Tuning | None,
-    wrap: bool = True,
-) -> str:  # fmt: skip
-    """The replacement ``fname`` launching ``kname`` with ``args`` (the kernel's parameters'
-    expressions, in order); ``wrap``: decorated with ``torch.fx.wrap`` (a rule's replacement,
-    not one kernel's wrapper behind a rank dispatch)."""
-    planned = None if k.aliases else _planned_wrapper(fname, kname, k, n_inputs, args, tuning,
-                                                      wrap)  # fmt: skip
-    return planned or _plain_wrapper(fname, kname, k, n_inputs, args, tuning, wrap)
-
-
-_KEYWORD = re.compile(r"(\w+)=(?!=)(.*)")
-_TENSOR_ARG = re.compile(r"(in|y)\d+")
-
-
-def _plan_lines(fname: str, k: Kernel, args: list[str], tuning: Tuning | None) -> list[str]:
-    """The plan function's body over ``s<j>`` (and ``t<j>``, ``in<j>.dtype``, ``in0.is_cuda``):
-    checks, then ``return (output sizes..., grid, launch?, int args, keyword args)``."""
-    lines = _checks(fname, k) + _grid_lines(fname, k, tuning)
-    sizes = [_size(k, o) for o in k.outputs]
-    keywords = [m.groups() for a in args if (m := _KEYWORD.fullmatch(a))]
-    if tuning is not None:
-        keywords.append(("num_warps", str(tuning.num_warps)))
-    ints = [a for a in args if not _TENSOR_ARG.fullmatch(a) and not _KEYWORD.fullmatch(a)]
-    grid = " + ".join(f"g{i}" for i in range(len(k.phases)))
-    consts = "{" + ", ".join(f'"{name}": {value}' for name, value in keywords) + "}"
-    lines.append(f"    return ({', '.join(sizes)}, ({grid},), {grid} > 0, "
-                 f"{tuple_source(ints) if ints else '()'}, {consts})")  # fmt: skip
-    return _hoist_max(lines, 2)  # after the rank check
-
-
-def _planned_wrapper(
-    fname: str, kname: str, k: Kernel, n_inputs: int, args: list[str], tuning: Tuning | None,
-    wrap: bool,
-) -> str | None:  # fmt: skip
+def _planned(fname: str, kname: str, k: Kernel, n_inputs: int, params: list[Param],
+             tuning: Tuning | None, wrap: bool) -> Wrapper | None:  # fmt: skip
     """A plan function memoised by input signature and the wrapper that looks it up (module
     docstring); None when the plan would read anything but metadata."""
-    body = "\n".join(_plan_lines(fname, k, args, tuning))
-    body = re.sub(r"\bin(\d+)\.dtype\b", r"d\1", body).replace("in0.is_cuda", "cuda")
-    if re.search(r"\bin\d+\b", body):
+    keywords: list[tuple[Expr | str, Expr]] = [(p.name, p.value) for p in params
+                                               if p.role == "keyword"]  # fmt: skip
+    if tuning is not None:
+        keywords.append(("num_warps", Int(tuning.num_warps)))
+    ints = [p.value for p in params if p.role == "int"]
+    grid = _total(k)
+    body = _checks(fname, k) + _grid(fname, k, tuning)
+    body.append(Return(tuple_of([*(_size(k, o) for o in k.outputs), Tuple((grid,)),
+                                 cmp(">", grid, 0), tuple_of(ints), Dict(tuple(keywords))])))
+    body, found = hoist(body, 1)  # after the rank check
+    leaves = [x for s in body for e in stmt_exprs(s) for x in walk(e)]
+    if any(isinstance(x, Tensor) for x in leaves):
         return None
-    used = [(f"s{j}", f"in{j}.shape") for j in range(n_inputs)]
-    used += [(f"t{j}", f"in{j}.stride()") for j in range(n_inputs)
-             if re.search(rf"\bt{j}\[", body)]  # fmt: skip
-    used += [(f"d{j}", f"in{j}.dtype") for j in range(n_inputs) if re.search(rf"\bd{j}\b", body)]
-    used += [("cuda", "in0.is_cuda")] if re.search(r"\bcuda\b", body) else []
+    used: list[tuple[str, Expr]] = [(f"s{j}", Attr(Tensor(j), "shape")) for j in range(n_inputs)]
+    used += [(f"t{j}", method(Tensor(j), "stride")) for j in range(n_inputs)
+             if any(isinstance(x, Stride) and x.j == j for x in leaves)]  # fmt: skip
+    used += [(f"d{j}", DtypeOf(j)) for j in range(n_inputs) if DtypeOf(j) in leaves]
+    used += [("cuda", IsCuda())] if IsCuda() in leaves else []
     plan = f"_{fname}_plan"
-    out = [f"@plan_cache\ndef {plan}({', '.join(p for p, _ in used)}):", body, "", ""]
-    sizes = [f"o{i}" for i in range(len(k.outputs))]
-    out.append(_def(fname, n_inputs, wrap))
-    key = ", ".join(e for _, e in used) + ("," if len(used) == 1 else "")
-    out.append(f"    {', '.join(sizes)}, grid, launch, ints, consts = {plan}[{key}]")
-    out += [_alloc(i, k, size) for i, size in enumerate(sizes)]
-    tensors = [a for a in args if _TENSOR_ARG.fullmatch(a)]
-    out.append("    if launch:")
-    out.append(f"        {kname}[grid]({', '.join(tensors)}, *ints, **consts)")
-    out.append(_returns(k))
-    return "\n".join(out) + "\n"
+    outs = [Name(f"o{i}") for i in range(len(k.outputs))]
+    targets = (*outs, Name("grid"), Name("launch"), Name("ints"), Name("consts"))
+    tensors = [p.value for p in params if p.role == "tensor"]
+    call = Call(Index(Name(kname), Name("grid")),
+                (*tensors, Star("*", Name("ints")), Star("**", Name("consts"))))  # fmt: skip
+    wrapper: list[Stmt] = [Assign(targets, Index(Name(plan), tuple_of([e for _, e in used])))]
+    wrapper += [_alloc(i, k, o) for i, o in enumerate(outs)]
+    wrapper += [If(Name("launch"), (ExprStmt(call),)), _returns(k)]
+    deco = ("torch.fx.wrap",) if wrap else ()
+    functions = [FunctionDef(plan, tuple(p for p, _ in used), tuple(body), ("plan_cache",)),
+                 FunctionDef(fname, inputs(n_inputs), tuple(wrapper), deco)]  # fmt: skip
+    return Wrapper(functions, True, [found, {}])
+
+
+def wrapper(fname: str, kname: str, k: Kernel, n_inputs: int, params: list[Param],
+            tuning: Tuning | None, wrap: bool = True) -> Wrapper:  # fmt: skip
+    """The replacement ``fname`` launching ``kname`` with ``params``; ``wrap``: decorated with
+    ``torch.fx.wrap`` (a rule's replacement, not one kernel's wrapper behind a rank dispatch)."""
+    planned = None if k.aliases else _planned(fname, kname, k, n_inputs, params, tuning, wrap)
+    return planned or _plain(fname, kname, k, n_inputs, params, tuning, wrap)

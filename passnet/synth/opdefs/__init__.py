@@ -1,0 +1,16 @@
+"""The registrations of every op the synthesizer supports (:mod:`passnet.synth.registry`).
+
+Importing this package registers them: pointwise arithmetic and activations, casts, copies,
+fills, concatenation and lookups, views, normalisations and softmax, mean/sum reductions,
+linear, and the window ops (max pooling, bilinear resizing).
+"""
+
+from passnet.synth.opdefs import (  # noqa: F401 - imported for their registrations
+    data,
+    linear,
+    norms,
+    pointwise,
+    reductions,
+    views,
+    windows,
+)
