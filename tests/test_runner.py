@@ -112,13 +112,14 @@ def test_slots_pin_their_workers_to_disjoint_cpus():
     import os
     import threading
 
-    from passnet.runner.pool import _pin_thread, cpu_sets
+    from passnet.evaluation.cpus import split_cpus
+    from passnet.runner.pool import _pin_thread
 
     cpus = sorted(os.sched_getaffinity(0))
-    assert cpu_sets(1) is None and cpu_sets(len(cpus) + 1) is None
+    assert split_cpus(1, reserve=0) is None and split_cpus(len(cpus) + 1, reserve=0) is None
     if len(cpus) < 2:
         pytest.skip("needs 2 CPUs")
-    sets = cpu_sets(2)
+    _, sets = split_cpus(2, reserve=0)
     assert sets[0] and sets[1] and not sets[0] & sets[1]
     seen = {}
 

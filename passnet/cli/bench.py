@@ -381,6 +381,14 @@ def _print_summary(summary, st) -> None:  # noqa: ANN001 - BenchSummary, Store
                       "are wide[/]", soft_wrap=True)  # fmt: skip
         else:
             console.print(f"[dim]{line}[/]", soft_wrap=True)
+    if summary.remeasured:
+        console.print(f"[dim]{summary.remeasured} timed items measured again: they disagreed "
+                      "with the run (reference median off the variant's others, or eager "
+                      "against itself outside 0.9-1.1x)[/]", soft_wrap=True)  # fmt: skip
+    if summary.eager_off:
+        err.print(f"[yellow]eager against itself outside 0.9-1.1x after a re-measurement: "
+                  f"{len(summary.eager_off)} item(s): {'; '.join(summary.eager_off)}[/]",
+                  soft_wrap=True)  # fmt: skip
     for e in summary.errors:
         err.print(f"[red]harness error (not stored, rerun to retry):[/] {e}", soft_wrap=True)
     counts = st.status_counts(summary.run_id)

@@ -139,10 +139,12 @@ def evaluate_variant(
     with_inductor: bool = False,
     memory_limit: int | None = -1,
     isolate_network: bool = True,
+    timing_cpus: list[int] | None = None,
 ) -> VariantResult:
     """Evaluate ``candidate`` on one variant in a fresh worker process; never raises for the
     candidate's faults (they come back as the result's status). A pass folder that fails the
-    static policy is rejected here without a worker (the worker enforces it again)."""
+    static policy is rejected here without a worker (the worker enforces it again).
+    ``timing_cpus``: cores the worker moves onto while it times (``passnet.evaluation.cpus``)."""
     params = parameters or Parameters()
     candidate = _absolute(candidate)
     if memory_limit == -1:
@@ -176,6 +178,7 @@ def evaluate_variant(
         with_inductor=with_inductor,
         lock_dir=str(device_lock.lock_dir()) if device_lock.enabled() else "",
         pass_cache_dir=str(pass_cache_dir(content) or "") if content else "",
+        timing_cpus=timing_cpus,
     )
     return POOL.run(request, params.timeout_s, memory_limit, isolate_network=isolate_network)
 

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from passnet.core.results import VariantResult
+from passnet.evaluation import cpus
 from passnet.evaluation.device_lock import DeviceLock
 
 
@@ -43,10 +44,13 @@ class PhaseClock:
 
 
 class DeviceHolds:
-    """The device's lock (None: off) as the phases hold it; waits go to ``clock``."""
+    """The device's lock (None: off) as the phases hold it; waits go to ``clock``.
+    ``timing_cpus``: the cores kept for timing, which the process moves onto while it holds
+    the lock exclusive (``passnet.evaluation.cpus``)."""
 
-    def __init__(self, lock: DeviceLock | None, clock: PhaseClock) -> None:
-        self.lock, self.clock = lock, clock
+    def __init__(self, lock: DeviceLock | None, clock: PhaseClock,
+                 timing_cpus: list[int] | None = None) -> None:  # fmt: skip
+        self.lock, self.clock, self.timing_cpus = lock, clock, timing_cpus
 
     @contextmanager
     def preparing(self) -> Iterator[None]:
@@ -73,7 +77,10 @@ class DeviceHolds:
             yield
             return
         self.clock.waited(lock.acquire())
+        moved = cpus.move_process(self.timing_cpus) if self.timing_cpus else None
         try:
             yield
         finally:
+            if moved is not None:
+                cpus.restore(moved)
             lock.release()

@@ -78,7 +78,7 @@ class VariantRun:
         self.refused: list[Finding] = []  # the audit hook's refusals (all fatal)
         # Opened before any pass code runs: held shared while preparing, exclusive to time.
         lock = DeviceLock(req.lock_dir, device) if req.lock_dir else None
-        self.holds = DeviceHolds(lock, self.clock)
+        self.holds = DeviceHolds(lock, self.clock, req.timing_cpus)
         self.checker: checks.CandidateChecker | None = None
         self.trials: list[checks.Trial] = []
         self.ref_mutates = False  # does the reference itself write into its inputs (x += y)?

@@ -30,6 +30,7 @@ class WorkerRequest(BaseModel):
     timeout_s: float = 0.0  # the driver's wall-clock limit, kept by the worker too (0: none)
     lock_dir: str = ""  # folder of the per-device timing locks (passnet.evaluation.device_lock)
     pass_cache_dir: str = ""  # this pass's own Triton cache (compile_cache.pass_cache_dir)
+    timing_cpus: list[int] | None = None  # cores kept for timing (passnet.evaluation.cpus)
 
 
 class WorkerSpec(BaseModel):

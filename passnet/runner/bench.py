@@ -32,6 +32,7 @@ from passnet.dataset.suite import Suite, SuiteVariant, load_suite
 from passnet.evaluation.candidates import parse_candidate
 from passnet.evaluation.compile_stats import merge
 from passnet.evaluation.sandbox import spare_workers
+from passnet.runner.outliers import OUTLIER_RETRIES, Outliers
 from passnet.runner.store import RETRY_STATUSES, Measurement, Store
 from passnet.runner.suite import candidate_id, is_baseline
 
@@ -173,6 +174,8 @@ class BenchSummary:
     cpu_steal: list[float] = field(default_factory=list)  # per measured item that was timed
     timed: int = 0  # measured items with both sides timed
     noisy: int = 0  # of those, items whose wall timing stayed noisy on either side
+    remeasured: int = 0  # timed items measured again: they disagreed with the run (outliers)
+    eager_off: list[str] = field(default_factory=list)  # eager vs itself outside 0.9-1.1x
 
     @property
     def complete(self) -> bool:
@@ -408,6 +411,8 @@ def bench(
                 if on_result:
                     on_result(item, r)
         tries: dict[tuple[str, str], int] = {}
+        odd: dict[tuple[str, str], int] = {}  # items measured again as outliers
+        outliers = Outliers()
         # spare workers: each local worker process starts while the previous one measures
         with spare_workers():
             while pending:  # a round of items, then one of the items to retry
@@ -426,6 +431,14 @@ def bench(
                     r = out.result
                     m = _measurement(plan, out.item, r, env_ids[env_text], key, env.device)
                     n = tries.get(out.item.key, 0)
+                    variant, kind = out.item.variant.content_hash, out.item.candidate.spec.kind
+                    if outliers.why(variant, kind, r) and odd.get(out.item.key, 0) < \
+                            OUTLIER_RETRIES:  # disturbed, not slow: once more
+                        odd[out.item.key] = odd.get(out.item.key, 0) + 1
+                        store.add_attempt(m, session)
+                        summary.remeasured += 1
+                        again.append(out.item)
+                        continue
                     if r.status.value in RETRY_STATUSES and n < config.retries:
                         tries[out.item.key] = n + 1
                         store.add_attempt(m, session)
@@ -435,9 +448,11 @@ def bench(
                             on_retry(out.item, r, n + 1)
                         continue
                     _record(store, m, session, summary)
+                    outliers.keep(variant, _label(out.item), kind, r)
                     if on_result:
                         on_result(out.item, r)
                 pending = again
+        summary.eager_off = outliers.eager_off
         status = "complete" if summary.complete else "partial"
     except KeyboardInterrupt:
         summary.interrupted = True
@@ -445,3 +460,10 @@ def bench(
         summary.wall_seconds = time.perf_counter() - t0
         store.finish_session(session, status)
     return summary
+
+
+def _label(item: WorkItem) -> str:
+    """``task/graphs/dtype/name`` of an item, for the closing lines."""
+    v = item.variant.variant
+    task = Path(v.path).parents[len(Path(v.graph).parts) - 1].name
+    return f"{task}/{v.graph}"

@@ -17,21 +17,10 @@ import threading
 from collections.abc import Iterator
 
 from passnet.core.results import Environment, Parameters
+from passnet.evaluation.cpus import TIMING_CORES, split_cpus
 from passnet.evaluation.devices import ExecutorError, device_slots
 from passnet.evaluation.evaluator import environment, evaluate_variant, host_workers
 from passnet.runner.bench import Outcome, WorkItem
-
-
-def cpu_sets(n: int) -> list[set[int]] | None:
-    """Split this process's CPUs into ``n`` disjoint contiguous sets (None if too few)."""
-    try:
-        cpus = sorted(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return None
-    if n < 2 or len(cpus) < n:
-        return None
-    size = len(cpus) // n
-    return [set(cpus[i * size : (i + 1) * size]) for i in range(n)]
 
 
 def _pin_thread(cpus: set[int] | None) -> None:
@@ -79,7 +68,14 @@ class LocalPool:
         # passnet.evaluation.device_lock) while the others load, compile and check.
         self.prepare_ahead = prepare_ahead
         self.slots = [s for s in devices for _ in range(prepare_ahead)]
-        self.cpus = cpu_sets(len(self.slots)) if pin else None
+        # each slot's workers on cores of their own; on GPUs a few more cores per device are
+        # kept for the one worker that times (passnet.evaluation.cpus)
+        gpus = devices[0].startswith("cuda") and prepare_ahead > 1
+        split = split_cpus(len(self.slots), len(devices), TIMING_CORES if gpus else 0) if pin \
+            else None
+        self.cpus = split[1] if split else None
+        self.timing_cpus = {d: sorted(t) for d, t in zip(devices, split[0], strict=True)} \
+            if split and gpus else {}
         self._envs = {slot: environment(slot) for slot in dict.fromkeys(self.slots)}
         names = {env.device_name for env in self._envs.values()}
         if len(names) > 1:
@@ -107,8 +103,9 @@ class LocalPool:
                     return
                 try:
                     result = evaluate_variant(
-                        item.variant.variant, item.candidate.spec, device=slot, parameters=params
-                    )
+                        item.variant.variant, item.candidate.spec, device=slot,
+                        parameters=params, timing_cpus=self.timing_cpus.get(slot),
+                    )  # fmt: skip
                     results.put(Outcome(item, result, self._envs[slot]))
                 except Exception as exc:  # noqa: BLE001 - a harness fault: report, keep pending
                     results.put(Outcome(item, None, None, error=f"{type(exc).__name__}: {exc}"))
