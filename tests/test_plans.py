@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from test_synth import SUITE, one_rule_pass
+from helpers.synth import SUITE, one_rule_pass
 
 from passnet.dataset.task import load_task
 from passnet.passes.loader import load_pass_dir

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 import torch
+from helpers.synth import FAST, ROOT, SUITE, one_rule_pass
 
 from passnet.agent.trajectory import AttemptRecord
-from passnet.core.results import Parameters
 from passnet.dataset.task import load_task, write_task
 from passnet.graph.sample import load_module, load_sample
 from passnet.integrity.policy import check_pass_dir
@@ -30,9 +30,6 @@ from passnet.synth.graph import Group, analyse, select, trace_graph
 
 # The CPU-curated suite of 2026-11 (examples/suite until the GPU-curated one replaced it):
 # its tasks hold the patterns these tests exercise.
-ROOT = Path(__file__).resolve().parents[1]
-SUITE = ROOT / "tests" / "data" / "suite-cpu"
-FAST = Parameters(warmup=1, trials=3, rounds=1, max_reruns=0, timeout_s=300)
 INTERPRETED = os.environ.get("TRITON_INTERPRET") == "1"
 
 
@@ -50,17 +47,6 @@ def _cut(tmp: Path, name: str, dtypes: tuple[str, ...], literal: str | None = No
                  and (literal is None or literal in (v.path / "model.py").read_text())]
         picked.append(min(cands, key=lambda v: _size(v.path)).path)
     return write_task(tmp / name, picked, name=name).path
-
-
-def one_rule_pass(tmp_path: Path, source: str, rule: str = "synth_test_0") -> Path:
-    """``source`` (a generated rule module) as an upstream-format pass folder of that one
-    rule, checked by the static policy like any submitted pass."""
-    pass_dir = tmp_path / "pass"
-    pass_dir.mkdir()
-    (pass_dir / f"{rule}.py").write_text(source)
-    (pass_dir / "sorted_output_pass_rule_names.json").write_text(json.dumps([rule]))
-    assert check_pass_dir(pass_dir) == []
-    return pass_dir
 
 
 FAMILIES = [  # task, dtypes of the cut, what it covers

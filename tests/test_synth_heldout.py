@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from test_synth import one_rule_pass
+from helpers.synth import one_rule_pass
 
 from passnet.core.results import Parameters
 from passnet.dataset.task import load_task, write_task

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 import torch
 import torch.nn.functional as F
-from test_synth import one_rule_pass
+from helpers.synth import one_rule_pass
 
 from passnet.passes.loader import load_pass_dir
 from passnet.passes.matcher import apply_passes, to_fx

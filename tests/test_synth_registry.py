@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 import torch
-from test_synth import one_rule_pass
+from helpers.synth import one_rule_pass
 from torch.fx import Node
 
 from passnet.passes.loader import load_pass_dir

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from test_synth import FAST, ROOT
+from helpers.synth import FAST, ROOT
 
 from passnet.dataset.task import load_task
 from passnet.passes.loader import load_pass_dir, write_pass_dir

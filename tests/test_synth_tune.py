@@ -13,7 +13,7 @@ from types import SimpleNamespace
 
 import pytest
 import torch
-from test_synth import one_rule_pass
+from helpers.synth import one_rule_pass
 
 from passnet.dataset.task import load_task, write_task
 from passnet.graph.sample import load_sample
