@@ -146,9 +146,11 @@ class Measured:
     windows: list[dict[str, list[float]]] = field(default_factory=list)  # us, as runs
 
 
-def audit(messages: list[tuple[int, bytes]]) -> tuple[dict[str, Measured], list[str]]:
+def audit(messages: list[tuple[int, bytes]], gaps: bool = True
+          ) -> tuple[dict[str, Measured], list[str]]:  # fmt: skip
     """Rebuild the measurements from the witnessed messages; the problems found (a broken
-    sequence, a sample longer than its window, a candidate gap beyond the reference's)."""
+    sequence, a sample longer than its window, and with ``gaps`` a candidate gap beyond the
+    reference's: off where times mean nothing, so that forging them gains nothing either)."""
     out: dict[str, Measured] = {}
     problems: list[str] = []
     current: Measured | None = None
@@ -186,7 +188,7 @@ def audit(messages: list[tuple[int, bytes]]) -> tuple[dict[str, Measured], list[
             return out, problems
     if pending is not None:
         problems.append("a timed window never closed")
-    for m in out.values():
+    for m in out.values() if gaps else ():
         problems += _gaps(m)
     return out, problems
 
@@ -237,7 +239,7 @@ def settle(result: dict[str, Any], messages: list[tuple[int, bytes]], *,
     or rejected (``timing-forged``) where the samples do not hold against their windows, the
     worker's own fields disagree with them, or a timed result was not witnessed at all.
     ``meaningful``: whether this worker's times can mean anything (not Triton's interpreter)."""
-    measured, problems = audit(messages)
+    measured, problems = audit(messages, gaps=meaningful)
     if result.get("candidate") is None:  # not timed (failed before or during timing)
         return result
     if "main" not in measured or "probe" not in measured:

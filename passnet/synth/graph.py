@@ -13,8 +13,9 @@ searched again for the next group (``select_all``), each group a rule of the pas
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
+from typing import Literal
 
 import torch
 from torch.fx import GraphModule, Node
@@ -64,6 +65,15 @@ class Group:
 def _meta(node: object) -> TensorMetadata | None:
     meta = node.meta.get("tensor_meta") if isinstance(node, Node) else None
     return meta if isinstance(meta, TensorMetadata) else None
+
+
+def _metas(nodes: list[Node], why: str = "") -> list[TensorMetadata]:
+    """The recorded tensor metadata of one node in every variant (Unfusable without)."""
+    metas = [_meta(node) for node in nodes]
+    found = [m for m in metas if m is not None]
+    if len(found) != len(metas):
+        raise Unfusable(why or f"'{nodes[0].name}' has no recorded tensor shape")
+    return found
 
 
 def _holds_int_result(node: Node) -> bool:
@@ -192,21 +202,29 @@ def _shared_write(traced: Traced, node: Node, inside: set[Node]) -> str | None:
     it writes is an input's, or is read by another node (following views and in-place ops
     back to the op that allocated it), so eager's write would be seen; None when private."""
 
-    def link(v: Node) -> Node | str:
+    def link(v: Node) -> Node | Literal["fresh"] | None:
         op = traced.ops[v]  # an Op: ``grouped`` let only those in
-        return op.args[0] if op.view or op.attrs.get("inplace") else "fresh"  # type: ignore
+        assert isinstance(op, Op)
+        return op.args[0] if op.view or op.attrs.get("inplace") else "fresh"
 
     def grouped(v: Node) -> bool:  # a node the group computes with an op model
         return v in inside and isinstance(traced.ops.get(v), Op)
 
-    why = shared_write(node, traced.ops[node].args[0], grouped, link)  # type: ignore[union-attr]
+    op = traced.ops[node]
+    assert isinstance(op, Op)  # the in-place node has an op model
+    why = shared_write(node, op.args[0], grouped, link)
     if why is None:
         return None
     if why.kind == "read":
-        return (f"'{node.name}' writes in place into '{why.node.name}', which "
-                f"'{why.other.name}' reads")  # fmt: skip
+        other = why.other.name if why.other is not None else "another node"
+        return f"'{node.name}' writes in place into '{why.node.name}', which '{other}' reads"
     name = getattr(why.node, "name", why.node)
     return f"'{node.name}' writes in place into the group's input '{name}'"
+
+
+def _work(ops: dict[Node, Op | str], nodes: Iterable[Node]) -> int:
+    """The kernels eager launches for ``nodes`` (each a node with an op model)."""
+    return sum(op.work for n in nodes if isinstance(op := ops[n], Op))
 
 
 def _trim(run: list[Node], ops: dict[Node, Op | str]) -> list[Node]:
@@ -239,11 +257,11 @@ def candidates(traced: Traced) -> Iterator[list[Node]]:
                     subs[tuple(sub)] = None
 
     def rank(sub: tuple[Node, ...]) -> tuple[int, int, int]:
-        work = sum(traced.ops[n].work for n in sub)  # type: ignore[union-attr]
+        work = _work(traced.ops, sub)
         return (-work, -len(sub), order[sub[0]])
 
-    for sub in sorted(subs, key=rank):
-        yield list(sub)
+    for found in sorted(subs, key=rank):
+        yield list(found)
 
 
 def analyse(groups: list[Group]) -> Kernel:
@@ -252,36 +270,38 @@ def analyse(groups: list[Group]) -> Kernel:
     g0, n = groups[0], len(groups)
     shapes = Shapes(n)
     for j, inp in enumerate(g0.inputs):
-        metas = [_meta(g.inputs[j]) for g in groups]
-        if len({len(m.shape) for m in metas}) != 1:  # type: ignore[union-attr]
+        metas = _metas([g.inputs[j] for g in groups])
+        if len({len(m.shape) for m in metas}) != 1:
             raise Unfusable(f"input '{inp.name}' has another rank in another variant")
         shapes.dims[inp] = [
-            Dim(Size(j, d), tuple(m.shape[d] for m in metas))  # type: ignore[union-attr]
-            for d in range(len(metas[0].shape))
-        ]  # type: ignore[union-attr]
-        shapes.dtypes[inp] = DType(None, j, tuple(m.dtype for m in metas))  # type: ignore[union-attr]
+            Dim(Size(j, d), tuple(m.shape[d] for m in metas)) for d in range(len(metas[0].shape))
+        ]
+        shapes.dtypes[inp] = DType(None, j, tuple(m.dtype for m in metas))
     ops = g0.ops
     # computed in integers: indices, and int64/int32 results (passnet.synth.indices)
     idx = index_nodes(g0.nodes, g0.traced.ops, g0.outputs, _holds_int_result)
     for i, node in enumerate(g0.nodes):
-        metas = [_meta(g.nodes[i]) for g in groups]
         op = ops[node]
         flag = op.defn.flag(op) and node not in g0.outputs  # a bool mask inside the group
         allowed = (*FLOATS, *INTEGERS) if node in idx else FLOATS
-        if any(m is None or (m.dtype not in allowed and not flag) for m in metas):
+        metas = _metas([g.nodes[i] for g in groups], f"'{node.name}' is not a "
+                       "float16/bfloat16/float32 tensor")  # fmt: skip
+        if any(m.dtype not in allowed and not flag for m in metas):
             raise Unfusable(f"'{node.name}' is not a float16/bfloat16/float32 tensor")
-        if node in idx and any(m.dtype is torch.bool for m in metas):  # type: ignore[union-attr]
+        if node in idx and any(m.dtype is torch.bool for m in metas):
             raise Unfusable(f"'{node.name}' indexes with booleans")
         dims = op.defn.shape(shapes, node, op)
         for k, m in enumerate(metas):
-            if [d.vals[k] for d in dims] != list(m.shape):  # type: ignore[union-attr]
+            if [d.vals[k] for d in dims] != list(m.shape):
                 raise Unfusable(f"shape rule for {op.name} disagrees with the graph")
         shapes.dims[node] = dims
-        dtype = op.defn.dtype(shapes, node, op, tuple(m.dtype for m in metas))  # type: ignore[union-attr]
-        source = dtype.literal if dtype.literal is not None else None
-        expected = (
-            (source,) * n if source is not None else shapes.dtypes[g0.inputs[dtype.index]].vals
-        )  # type: ignore[index]
+        dtype = op.defn.dtype(shapes, node, op, tuple(m.dtype for m in metas))
+        source = dtype.literal
+        if source is not None:
+            expected = (source,) * n
+        else:
+            assert dtype.index is not None  # a dtype is a literal or an input's
+            expected = shapes.dtypes[g0.inputs[dtype.index]].vals
         if expected != dtype.vals:
             raise Unfusable(f"dtype rule for {op.name} disagrees with the graph")
         shapes.dtypes[node] = dtype
@@ -329,7 +349,7 @@ def select(traced: Traced) -> Group | str:
     tried = False
     for nodes in candidates(traced):
         tried = True
-        if sum(traced.ops[n].work for n in nodes) < 2:  # type: ignore[union-attr]
+        if _work(traced.ops, nodes) < 2:
             first = first or "nothing to fuse: at most one op eager runs as a kernel"
             break
         group = make_group(traced, nodes)

@@ -256,9 +256,9 @@ class List(Expr):
 
 @dataclass(frozen=True)
 class Dict(Expr):
-    """``{"key": value, ...}`` with string keys."""
+    """``{"key": value, ...}``: keys printed as strings (a name's text, or a string)."""
 
-    items: tuple[tuple[str, Expr], ...]
+    items: tuple[tuple[Expr | str, Expr], ...]
 
 
 @dataclass(frozen=True)

@@ -83,7 +83,9 @@ def _domain(b: Builder, node: Node) -> list[Dim]:
     trailing dims it reduces merged into one; over another dim (``_axis_op``), that dim moved
     last."""
     if (ax := _axis_op(b, node)) is not None:
-        a, src = b.ops[ax].reduction.axis, b.shapes.dims[b.ops[ax].args[0]]  # type: ignore[union-attr]
+        red = b.ops[ax].reduction
+        assert red is not None and red.axis is not None  # _axis_op found one over an axis
+        a, src = red.axis, b.shapes.dims[b.ops[ax].args[0]]
         return src[:a] + src[a + 1 :] + [src[a]]
     op = b.ops[node]
     red = op.reduction

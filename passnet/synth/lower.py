@@ -343,7 +343,7 @@ class Builder:
         return (
             op is not None
             and x not in self.outputs
-            and len(x.users) == 1  # type: ignore[union-attr]
+            and isinstance(x, Node) and len(x.users) == 1
             and op.defn.folds_into_reshape
         )
 

@@ -126,7 +126,9 @@ def tune(
     of the search (each config's geometric-mean median time and tightest levels, or why it was
     dropped). ``measure`` defaults to the harness's interleaved timing."""
     if measure is None:
-        from passnet.evaluation.timing import measure
+        from passnet.evaluation.timing import measure as harness_measure
+
+        measure = harness_measure
     dev = torch.device(device)
     with tempfile.TemporaryDirectory(prefix="passnet-tune-") as tmp:
         emitted = {}
@@ -147,7 +149,7 @@ def tune(
                     for i in alive:
                         logs[i] += math.log(timed[str(i)].wall.median_us)
     n = max(1, len(per_variant))
-    record = {
+    record: dict[str, Any] = {
         "configs": [
             {
                 **asdict(cfg),

@@ -165,6 +165,7 @@ def _alloc(i: int, k: Kernel, size: Expr) -> Stmt:
     ``new_empty``, which takes its dtype and device)."""
     dtype = k.shapes.dtypes[k.outputs[i]]
     if dtype.literal is None:
+        assert dtype.index is not None  # a dtype is a literal or an input's
         return Assign((Name(f"y{i}"),), method(Tensor(dtype.index), "new_empty", size))
     return Assign((Name(f"y{i}"),), method(Tensor(0), "new_empty", size, dtype=dtype.python()))
 

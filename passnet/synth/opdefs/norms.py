@@ -223,10 +223,12 @@ class BatchNorm(OpDef):
         if not b.shapes.equal(b.shapes.dims[op.args[1]][0], b.shapes.dims[x][1]):
             raise Unfusable("batch_norm statistics of another size than the channels")
         mean, var, weight, bias = (b.param(a, (m[1],)) for a in op.args[1:])
+        if mean is None or var is None:
+            raise Unfusable("batch_norm without running statistics")
         v = b.value(x, m)
-        inv = b.let(call("tl.math.div_rn", ones(b, var),  # type: ignore[arg-type]
-                         call("tl.math.sqrt_rn", var + op.attrs["eps"])))  # type: ignore[operator]
-        return b.round(affine(b, b.let(v - mean), inv, weight, bias), node)  # type: ignore[operator]
+        inv = b.let(call("tl.math.div_rn", ones(b, var),
+                         call("tl.math.sqrt_rn", var + op.attrs["eps"])))
+        return b.round(affine(b, b.let(v - mean), inv, weight, bias), node)
 
 
 @register

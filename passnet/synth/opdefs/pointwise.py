@@ -360,7 +360,7 @@ class MaskedFill(Pointwise):
     def bind(self, key: str, node: Node, rank: int) -> Op | str | None:
         b = bind(node, ["input", "mask", "value"], {})
         v = b["value"] if b else None
-        if b is None or not isinstance(b["mask"], Node) or not scalar(v):
+        if b is None or not isinstance(b["mask"], Node) or v is None or not scalar(v):
             return "masked_fill with a tensor value"
         return self.op([b["input"], b["mask"]], {"value": float(v)})
 

@@ -10,7 +10,7 @@ registration adds its IR pattern, :meth:`Collapsing.combine`: the row's values (
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from torch.fx import Node
 
@@ -106,7 +106,8 @@ class Mean(Collapsing):
     """The sum, then eager's division: on CUDA ``sum * float32(1 / n)`` (its MeanOps), on CPU
     ``sum / n`` (the ``_mean`` helper, by ``EAGER_CUDA``)."""
 
-    name, targets = "mean", ("torch.mean", "Tensor.mean")
+    name = "mean"
+    targets: ClassVar[tuple[str, ...]] = ("torch.mean", "Tensor.mean")
 
     def combine(self, b: Builder, op: Op, v: Expr) -> Expr:
         n = b.dim(b.domain[-1])

@@ -9,7 +9,7 @@ reshape's recorded layout makes it copy (``attrs["copy"]``, ``graph._copies``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import torch
 from torch.fx import Node
@@ -46,7 +46,7 @@ class Reshape(View):
     unraveled over the source's, common leading and trailing dims kept."""
 
     name = "reshape"
-    targets = ("Tensor.view", "Tensor.reshape", "torch.reshape", "Tensor.reshape_as",
+    targets: ClassVar[tuple[str, ...]] = ("Tensor.view", "Tensor.reshape", "torch.reshape", "Tensor.reshape_as",
                "Tensor.view_as")  # fmt: skip
     may_copy = moves_layout = folds_into_reshape = True
 
@@ -261,7 +261,8 @@ class Getitem(View):
     def source(self, b: Builder, node: Node, op: Op, m: Map) -> tuple[Node, Map] | None:
         """Coordinates in ``x`` of element ``m`` of ``x[index]``."""
         x = op.args[0]
-        src, res, i = b.shapes.dims[x], [], 0  # i: position in m
+        src, i = b.shapes.dims[x], 0  # i: position in m
+        res: list = []
         for item in op.attrs["index"]:
             d = src[len(res)] if len(res) < len(src) else None
             if item is None:

@@ -37,7 +37,7 @@ def _pair(v: Any) -> tuple[int, int] | None:
     """An int or a pair of ints as a pair (pooling's kernel_size, stride, padding, dilation)."""
     v = (v, v) if isinstance(v, int) else tuple(v) if isinstance(v, (tuple, list)) else None
     ok = v is not None and len(v) == 2 and all(type(x) is int for x in v)
-    return v if ok else None  # type: ignore[return-value]
+    return (v[0], v[1]) if ok and v is not None else None
 
 
 class Window(OpDef):
@@ -71,7 +71,7 @@ class MaxPool2d(Window):
             return "max_pool2d with indices or of another rank than [N, C, H, W]"
         k, p, d = _pair(b["kernel_size"]), _pair(b["padding"]), _pair(b["dilation"])
         s = k if b["stride"] in (None, [], ()) else _pair(b["stride"])
-        if None in (k, s, p, d) or min(*k, *s, *d) < 1 or min(p) < 0:  # type: ignore[misc]
+        if k is None or s is None or p is None or d is None or min(*k, *s, *d) < 1 or min(p) < 0:
             return "max_pool2d with window arguments other than ints"
         return self.op([b["input"]], {"kernel": k, "stride": s, "padding": p, "dilation": d,
                                       "ceil_mode": bool(b["ceil_mode"])})  # fmt: skip
