@@ -31,8 +31,12 @@ def main() -> None:
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--prepare-ahead", type=int, default=0, help="0: one worker per variant")
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--think", type=float, default=0.0,
-                    help="prewarm the zygote, then wait this long before the first call")
+    ap.add_argument(
+        "--think",
+        type=float,
+        default=0.0,
+        help="prewarm the zygote, then wait this long before the first call",
+    )
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args()
     task = passnet.load_task(args.task)

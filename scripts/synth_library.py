@@ -23,8 +23,11 @@ from pathlib import Path
 from typing import Any
 
 TABLE_HEAD = "| task | fused ops (first rule) |"
-SLOW = re.compile(r"(\*\*For whole models, leave out the )\d+( passes that were slower than "
-                  r"eager on their own\ntask\*\*.*?scores b\): ).*?(\.\n`passnet accelerate)", re.S)
+SLOW = re.compile(
+    r"(\*\*For whole models, leave out the )\d+( passes that were slower than "
+    r"eager on their own\ntask\*\*.*?scores b\): ).*?(\.\n`passnet accelerate)",
+    re.S,
+)
 
 
 def collect(cache: Path) -> dict[str, Path]:
@@ -32,7 +35,10 @@ def collect(cache: Path) -> dict[str, Path]:
     found: dict[str, Path] = {}
     for report in sorted(cache.rglob("synth.json")):
         name = json.loads(report.read_text())["name"]
-        if name not in found or report.stat().st_mtime > (found[name] / "synth.json").stat().st_mtime:
+        if (
+            name not in found
+            or report.stat().st_mtime > (found[name] / "synth.json").stat().st_mtime
+        ):
             found[name] = report.parent
     return found
 
@@ -68,8 +74,10 @@ def table_row(report: dict[str, Any]) -> str:
     gmean = report["verification"]["gmean_speedup"]
     spread = f" ({min(speedups):.2f}-{max(speedups):.2f})" if speedups else ""
     speed = f"{gmean:.3f}x{spread}" if gmean is not None else "-"
-    return (f"| `{report['name']}` | {' '.join(report['rules'][0]['ops'])} | {len(report['rules'])}"
-            f" | {len(variants)} | {max(v['tightest_t'] for v in variants)} | {speed} | {shape} |")
+    return (
+        f"| `{report['name']}` | {' '.join(report['rules'][0]['ops'])} | {len(report['rules'])}"
+        f" | {len(variants)} | {max(v['tightest_t'] for v in variants)} | {speed} | {shape} |"
+    )
 
 
 def rewrite_readme(readme: Path, reports: list[dict[str, Any]]) -> None:
@@ -104,8 +112,10 @@ def main() -> None:
     rewrite_readme(args.out / "README.md", reports)
     slow = sum(1 for r in reports if (g := r["verification"]["gmean_speedup"]) is not None
                and g < 1.0)  # fmt: skip
-    print(f"{len(installed)} passes into {args.out}, which now holds {len(reports)} ({slow} "
-          "slower than eager on their task); update the README's prose (run, commit, AS)")
+    print(
+        f"{len(installed)} passes into {args.out}, which now holds {len(reports)} ({slow} "
+        "slower than eager on their task); update the README's prose (run, commit, AS)"
+    )
 
 
 if __name__ == "__main__":

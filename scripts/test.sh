@@ -4,6 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 .venv/bin/ruff check passnet tests scripts examples
+.venv/bin/ruff format --check passnet tests scripts examples  # pyproject.toml excludes data
 .venv/bin/lint-imports  # the layers contract of pyproject.toml (README, "Layout")
 .venv/bin/python -m mypy  # the packages named in pyproject.toml's [tool.mypy]
 export TRITON_INTERPRET=1

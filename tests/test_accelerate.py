@@ -282,7 +282,7 @@ def test_a_rewritten_graph_exports_with_each_replacement_as_a_custom_op(
     torch._dynamo.reset()
     with torch.no_grad():
         torch.compile(model, backend=capture, fullgraph=True)(*args)
-    (gm, example_inputs, report), = rewritten
+    ((gm, example_inputs, report),) = rewritten
     assert report.counts() == {library.labels[0]: 1} and not report.note
     program = torch.export.export(gm, tuple(example_inputs))
     ops = [str(n.target) for n in program.graph.nodes if n.op == "call_function"]

@@ -206,7 +206,7 @@ def _result(task: Task, pass_dir: Path) -> TaskResult:
             fast_p=0.0,
             subgraph_correct_rate=float(ok),
             gmean_speedup_correct=None,
-        ),  # fmt: skip
+        ),
         task_correct=ok,
         variants=variants,
         wall_seconds=0.0,

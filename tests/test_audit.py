@@ -10,7 +10,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-PASS = '''
+PASS = """
 import ctypes, gc, inspect, subprocess, sys
 import torch.utils._pytree as pytree
 
@@ -40,9 +40,9 @@ def allocate():
     return torch.empty(3).shape
 def import_new():
     import xml.dom.minidom
-'''
+"""
 
-DRIVER = '''
+DRIVER = """
 import importlib.util, json, sys, tempfile
 import ctypes, gc, inspect, subprocess, torch.utils._pytree  # loaded in a worker before a pass
 from passnet.integrity import audit
@@ -67,7 +67,7 @@ mod.write_tmp(tmp + "/scratch")
 out["write_tmp"] = ["allowed", *found]
 out["harness"] = [type(sys._getframe()).__name__]  # no pass code on the stack: allowed
 print(json.dumps(out))
-'''
+"""
 
 
 def test_the_hook_refuses_what_pass_code_does_and_lets_the_library_work(tmp_path: Path) -> None:

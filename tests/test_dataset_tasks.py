@@ -85,7 +85,10 @@ def test_task_split_hits_the_requested_share(tmp_path: Path, fraction: float) ->
         for seed in range(8):
             sides = T.split_tasks(cat, eval_fraction=fraction, by="task", seed=seed)
             assert sum(v == "eval" for v in sides.values()) == max(1, round(fraction * n))
-        assert set(T.split_tasks(cat, eval_fraction=0.01, by="family").values()) == {"train", "eval"}
+        assert set(T.split_tasks(cat, eval_fraction=0.01, by="family").values()) == {
+            "train",
+            "eval",
+        }
 
 
 def test_leak_is_detected(tmp_path: Path) -> None:

@@ -30,8 +30,17 @@ PASSES = ROOT / "tests" / "passes"
 FAST = Parameters(warmup=1, trials=3, rounds=1, max_reruns=0, timeout_s=300)
 
 
-PHASES = ["setup", "build", "first_call", "correctness", "ghost", "timing_prep", "wait", "timing",
-          "recheck"]
+PHASES = [
+    "setup",
+    "build",
+    "first_call",
+    "correctness",
+    "ghost",
+    "timing_prep",
+    "wait",
+    "timing",
+    "recheck",
+]
 """Every phase of a passing variant, in order (``result.phase_seconds``)."""
 
 

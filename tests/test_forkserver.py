@@ -29,8 +29,9 @@ from passnet.evaluation.worker import WorkerRequest
 
 pytestmark = pytest.mark.skipif(not forkserver.enabled(), reason="no fork server here")
 
-QUICK = Parameters(warmup=1, trials=4, rounds=1, max_reruns=0, fresh_trials=0, policy=False,
-                   audit_hook=False)  # the sandbox alone: no layer refuses the exploit first
+QUICK = Parameters(
+    warmup=1, trials=4, rounds=1, max_reruns=0, fresh_trials=0, policy=False, audit_hook=False
+)  # the sandbox alone: no layer refuses the exploit first
 
 _PROBE = '''"""Probe: reports what its forked worker inherited, then leaves state for the next one."""
 

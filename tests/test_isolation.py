@@ -33,8 +33,9 @@ from passnet.integrity.process_probes import child_pids
 
 ROOT = Path(__file__).resolve().parents[1]
 
-QUICK = Parameters(warmup=1, trials=4, rounds=1, max_reruns=0, fresh_trials=0, policy=False,
-                   audit_hook=False)  # the sandbox alone: no layer refuses the exploit first
+QUICK = Parameters(
+    warmup=1, trials=4, rounds=1, max_reruns=0, fresh_trials=0, policy=False, audit_hook=False
+)  # the sandbox alone: no layer refuses the exploit first
 
 
 def _breaker_task(tmp: Path, rows: list[int]) -> Path:

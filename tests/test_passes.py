@@ -698,9 +698,9 @@ def test_subgraph_matcher_and_the_diagnostic_walk_agree_on_the_library() -> None
     pass, each rule on every variant of its task, both find the same nodes."""
     library = ROOT / "examples" / "synth_passes"
     pairs = [(d / "pass", ROOT / "examples" / "suite" / d.name) for d in sorted(library.iterdir())
-             if (d / "pass").is_dir()]  # fmt: skip
+             if (d / "pass").is_dir()]
     pairs.append((ROOT / "examples" / "passes" / "add_layer_norm",
-                  ROOT / "examples" / "tasks" / "bert_add_layer_norm"))  # fmt: skip
+                  ROOT / "examples" / "tasks" / "bert_add_layer_norm"))
     checked = 0
     for pass_dir, task in pairs:
         rules = load_pass_dir(pass_dir).rules

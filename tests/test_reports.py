@@ -175,9 +175,11 @@ def test_suite_table_script_puts_runs_side_by_side(tmp_path):
     lines = {ln.split("|")[1].strip(): ln for ln in out.splitlines() if ln.startswith("| `")}
     assert "| 2/2 | 2.00 / 0.50 / - |" in lines["`task_a`"]  # per dtype: f32 / f16 / bf16
     assert "| 0/1 | - / - / x |" in lines["`task_b`"]  # its one variant incorrect
-    assert ("a inductor: float32 G-mean 2.000x (1 correct), not faster than eager on 0 of 1 "
-            "tasks; float16 G-mean 0.500x (1 correct), not faster than eager on 1 of 1 tasks; "
-            "bfloat16 G-mean - (0 correct), not faster than eager on 1 of 1 tasks") in out
+    assert (
+        "a inductor: float32 G-mean 2.000x (1 correct), not faster than eager on 0 of 1 "
+        "tasks; float16 G-mean 0.500x (1 correct), not faster than eager on 1 of 1 tasks; "
+        "bfloat16 G-mean - (0 correct), not faster than eager on 1 of 1 tasks"
+    ) in out
 
 
 def test_interpreter_timings_never_reach_the_speedup_columns(tmp_path):

@@ -37,14 +37,18 @@ def _size(path: Path) -> int:
     return sum(math.prod(m.shape) for m in load_sample(path).metas)
 
 
-def _cut(tmp: Path, name: str, dtypes: tuple[str, ...], literal: str | None = None,
-         suite: Path = SUITE) -> Path:
+def _cut(
+    tmp: Path, name: str, dtypes: tuple[str, ...], literal: str | None = None, suite: Path = SUITE
+) -> Path:
     """The smallest variant of each dtype (with ``literal`` in model.py when given)."""
     task = load_task(suite / name)
     picked = []
     for dt in dtypes:
-        cands = [v for v in task.variants if v.dtype == dt
-                 and (literal is None or literal in (v.path / "model.py").read_text())]
+        cands = [
+            v
+            for v in task.variants
+            if v.dtype == dt and (literal is None or literal in (v.path / "model.py").read_text())
+        ]
         picked.append(min(cands, key=lambda v: _size(v.path)).path)
     return write_task(tmp / name, picked, name=name).path
 
@@ -56,18 +60,33 @@ FAMILIES = [  # task, dtypes of the cut, what it covers
     ("fusible_mul_softmax_dropout_44b04273", ("float16",), "scale + softmax + eval dropout"),
     ("fusible_batch_norm_relu_9cfe87c2", ("float32",), "eval batch_norm per channel + relu"),
     ("fusible_mul_permute_add_layer_norm_b4e93970", ("float32",), "permuted inputs + LN"),
-    ("fusible_layer_norm_view_pad_transpose_etc_b756b3f0", ("bfloat16",),
-     "LN written through view/pad/transpose/contiguous"),
+    (
+        "fusible_layer_norm_view_pad_transpose_etc_b756b3f0",
+        ("bfloat16",),
+        "LN written through view/pad/transpose/contiguous",
+    ),
     ("fusible_group_norm_gelu_4d7b3d1e", ("float32",), "group_norm (groups == channels) + gelu"),
-    ("fusible_add_getitem_layer_norm_b9473b14", ("bfloat16",),
-     "two phases: residual sum, LN of its first token (select)"),
+    (
+        "fusible_add_getitem_layer_norm_b9473b14",
+        ("bfloat16",),
+        "two phases: residual sum, LN of its first token (select)",
+    ),
     ("fusible_mul_getitem_neg_0a75b2a9", ("float32",), "two phases: product, negated slice"),
-    ("fusible_layer_norm_linear_view_transpose_22481189", ("float16",),
-     "LN + two linears (tl.dot) on the normalised row"),
-    ("fusible_linear_view_permute_contiguous_dff474bf", ("float32",),
-     "linear stored twice: as is, and through view/permute as the copy the graph drops"),
-    ("fusible_batch_norm_add_relu_adaptive_avg_pool2d_f73a518e", ("float16",),
-     "global average pool (eager's mean over H, W) in the row phase that stores the relu"),
+    (
+        "fusible_layer_norm_linear_view_transpose_22481189",
+        ("float16",),
+        "LN + two linears (tl.dot) on the normalised row",
+    ),
+    (
+        "fusible_linear_view_permute_contiguous_dff474bf",
+        ("float32",),
+        "linear stored twice: as is, and through view/permute as the copy the graph drops",
+    ),
+    (
+        "fusible_batch_norm_add_relu_adaptive_avg_pool2d_f73a518e",
+        ("float16",),
+        "global average pool (eager's mean over H, W) in the row phase that stores the relu",
+    ),
 ]
 
 
@@ -76,8 +95,11 @@ FAMILIES_BUNDLED = [  # patterns the GPU-curated suite brought
     ("fusible_neg_cat_mul_add_7410ac49", ("bfloat16",), "rotary: neg of a half, cat, mul, add"),
     ("fusible_cos_mul_sin_to_etc_305be899", ("float16",), "rotary tables: cos, sin, 2 outputs"),
     ("fusible_mul_sigmoid_f48c67e3", ("float32",), "quick GELU: x * sigmoid(1.702 x)"),
-    ("fusible_mul_add_softmax_dropout_22a53d22", ("float16",),
-     "scaled scores + mask, softmax, eval dropout"),
+    (
+        "fusible_mul_add_softmax_dropout_22a53d22",
+        ("float16",),
+        "scaled scores + mask, softmax, eval dropout",
+    ),
 ]
 
 
@@ -129,7 +151,9 @@ def test_family_gets_a_correct_pass(
         assert v["status"] == "ok" and v["tightest_t"] <= STRICT_T, v
     report = json.loads((tmp_path / "out" / name / "synth.json").read_text())
     assert report["status"] == "written" and report["rules"]
-    record = AttemptRecord.model_validate_json((tmp_path / "out" / name / "trajectory.json").read_text())
+    record = AttemptRecord.model_validate_json(
+        (tmp_path / "out" / name / "trajectory.json").read_text()
+    )
     assert record.final_correct and record.stop_reason == "finish", report["trajectory"]
 
 
@@ -150,7 +174,9 @@ def test_copies_eager_never_makes_are_nothing_to_fuse(tmp_path: Path) -> None:
     (the suite's contiguous_reshape task, 0.47-1.04x on the H200 as a copy kernel; the SDPA head
     reshapes, where only the reshape copies): skipped with that reason, no GPU time spent."""
     r = synthesize_task(SUITE / "fusible_contiguous_reshape_7b1ac56d", tmp_path, verify=False)
-    assert r.status == "skipped" and r.reason.startswith("nothing to fuse: eager launches no kernel")
+    assert r.status == "skipped" and r.reason.startswith(
+        "nothing to fuse: eager launches no kernel"
+    )
     sdpa = "fusible_scaled_dot_product_attention_reshape_transpose_contiguous_a2d67a8d"
     r = synthesize_task(SUITE / sdpa, tmp_path, verify=False)
     assert r.status == "skipped" and "at most one op eager runs as a kernel" in r.reason
@@ -426,12 +452,42 @@ def _inputs(module: torch.nn.Module, dtype: torch.dtype) -> list[torch.Tensor]:
 @pytest.mark.skipif(not INTERPRETED, reason="runs Triton kernels in process: TRITON_INTERPRET=1")
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=["fp32", "bf16"])
 @pytest.mark.parametrize(
-    "module", [RMSNorm(), Activations(), MaskedSoftmax(), TransposedInput(), Slices(),
-               LinearGelu(), NormLinear(), InplaceRelu(), ExtendedMask(), CnnGates(),
-               ShapesOfOthers(), Fills(), GlobalPool(), LayerWeight(), LayerWeightRow()],
-    ids=["rms_norm", "activations", "masked_softmax", "transposed_input", "slices",
-         "linear_gelu", "norm_linear", "inplace_relu", "extended_mask", "cnn_gates",
-         "shapes_of_others", "fills", "global_pool", "layer_weight", "layer_weight_row"])
+    "module",
+    [
+        RMSNorm(),
+        Activations(),
+        MaskedSoftmax(),
+        TransposedInput(),
+        Slices(),
+        LinearGelu(),
+        NormLinear(),
+        InplaceRelu(),
+        ExtendedMask(),
+        CnnGates(),
+        ShapesOfOthers(),
+        Fills(),
+        GlobalPool(),
+        LayerWeight(),
+        LayerWeightRow(),
+    ],
+    ids=[
+        "rms_norm",
+        "activations",
+        "masked_softmax",
+        "transposed_input",
+        "slices",
+        "linear_gelu",
+        "norm_linear",
+        "inplace_relu",
+        "extended_mask",
+        "cnn_gates",
+        "shapes_of_others",
+        "fills",
+        "global_pool",
+        "layer_weight",
+        "layer_weight_row",
+    ],
+)
 def test_ops_outside_the_suite(tmp_path: Path, module: torch.nn.Module, dtype: torch.dtype) -> None:
     args = _inputs(module, dtype)
     group = select(trace_graph(module, args))

@@ -35,27 +35,77 @@ UPDATE = os.environ.get("PASSNET_SYNTH_GOLDEN") == "update"
 
 SAMPLES = [  # suite, task, keep rule, tuned, what its text covers
     ("suite", "fusible_add_mul_93e8ce5e", "win", False, "flat phase, broadcast sizes as locals"),
-    ("suite", "fusible_add_layer_norm_getitem_aa69a846", "win", False,
-     "row phase, LayerNorm, dtype and shape guards in the plan"),
-    ("suite-cpu", "fusible_mul_getitem_neg_0a75b2a9", "win", False,
-     "two phases: names scoped per phase"),
-    ("suite", "fusible_linear_view_permute_contiguous_dff474bf", "win", False,
-     "tl.dot (_dot), an output stored through a view chain"),
-    ("suite", "fusible_scaled_dot_product_attention_transpose_contiguous_reshape_ab8b4f88",
-     "correct", False, "the alias path: a plain wrapper with stride and contiguity tests"),
-    ("suite-cpu", "fusible_group_norm_gelu_4d7b3d1e", "win", False,
-     "group norm, EAGER_CUDA and the _stat helper"),
-    ("suite-cpu", "fusible_conv2d_batch_norm_relu_max_pool2d_904ad848", "win", False,
-     "max pooling: window taps, pooled sizes"),
+    (
+        "suite",
+        "fusible_add_layer_norm_getitem_aa69a846",
+        "win",
+        False,
+        "row phase, LayerNorm, dtype and shape guards in the plan",
+    ),
+    (
+        "suite-cpu",
+        "fusible_mul_getitem_neg_0a75b2a9",
+        "win",
+        False,
+        "two phases: names scoped per phase",
+    ),
+    (
+        "suite",
+        "fusible_linear_view_permute_contiguous_dff474bf",
+        "win",
+        False,
+        "tl.dot (_dot), an output stored through a view chain",
+    ),
+    (
+        "suite",
+        "fusible_scaled_dot_product_attention_transpose_contiguous_reshape_ab8b4f88",
+        "correct",
+        False,
+        "the alias path: a plain wrapper with stride and contiguity tests",
+    ),
+    (
+        "suite-cpu",
+        "fusible_group_norm_gelu_4d7b3d1e",
+        "win",
+        False,
+        "group norm, EAGER_CUDA and the _stat helper",
+    ),
+    (
+        "suite-cpu",
+        "fusible_conv2d_batch_norm_relu_max_pool2d_904ad848",
+        "win",
+        False,
+        "max pooling: window taps, pooled sizes",
+    ),
     ("suite", "fusible_mul_to_add_946ed880", "win", False, "an integer result (int64)"),
-    ("heldout", "fusible_mul_getitem_neg_cat_etc_62a5dd58", "win", False,
-     "rotary embedding (held out): cat of a negated half"),
-    ("suite", "fusible_mul_add_softmax_dropout_22a53d22", "correct", True,
-     "softmax, a tuned launch shape"),
-    ("graphnet_suite", "fusible_batch_norm_relu_9cfe87c2", "win", False,
-     "one kernel per input rank behind a rank dispatch"),
-    ("graphnet_train", "fusible_index_select_new_zeros_new_ones_e33c9dce", "win", False,
-     "three phases, constant fills, index_select"),
+    (
+        "heldout",
+        "fusible_mul_getitem_neg_cat_etc_62a5dd58",
+        "win",
+        False,
+        "rotary embedding (held out): cat of a negated half",
+    ),
+    (
+        "suite",
+        "fusible_mul_add_softmax_dropout_22a53d22",
+        "correct",
+        True,
+        "softmax, a tuned launch shape",
+    ),
+    (
+        "graphnet_suite",
+        "fusible_batch_norm_relu_9cfe87c2",
+        "win",
+        False,
+        "one kernel per input rank behind a rank dispatch",
+    ),
+    (
+        "graphnet_train",
+        "fusible_index_select_new_zeros_new_ones_e33c9dce",
+        "win",
+        False,
+        "three phases, constant fills, index_select",
+    ),
 ]
 
 
@@ -94,7 +144,7 @@ def test_emitted_kernel_and_wrapper_text(tmp_path: Path, suite: str, name: str, 
                                          tuned: bool, what: str) -> None:  # fmt: skip
     stem, source = emitted(_task_dir(suite, name, tmp_path), keep, TUNED if tuned else None)[0]
     assert stem == f"synth_{name}_0"
-    text = source[source.index("@cached\n"):]
+    text = source[source.index("@cached\n") :]
     golden = GOLDEN / f"{name}.txt"
     if UPDATE:
         golden.write_text(text)

@@ -216,13 +216,16 @@ def test_embedding_lookups_and_their_indices_join_one_kernel() -> None:
     body = body_text(kernel.phases)
     assert body.count("other=0)") == 3  # ids, token types and position ids: integer loads
     offsets = select(trace_graph(OffsetPositions(), _inputs(OffsetPositions(), torch.float32)))
-    assert isinstance(offsets, Group) and "positions + 2" in offsets.source.replace("in0", "positions")
+    assert isinstance(offsets, Group) and "positions + 2" in offsets.source.replace(
+        "in0", "positions"
+    )
 
 
 def test_max_norm_stays_out_and_an_integer_offset_output_is_exact(tmp_path: Path) -> None:
     """An embedding with max_norm renormalises its weight in place: not fused; an integer
     offset that is also an output is an integer result: the kernel computes it in integers
     and stores it, as it reads it for the lookup (``passnet.synth.indices``)."""
+
     class MaxNorm(torch.nn.Module):
         def forward(self, ids: torch.Tensor, w: torch.Tensor) -> tuple:
             return (torch.nn.functional.embedding(ids, w, max_norm=1.0) * 2.0,)

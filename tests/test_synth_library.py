@@ -86,7 +86,8 @@ def test_first_call_profile_and_eval_latency_scripts(tmp_path: Path) -> None:
     one = tmp_path / "one"
     one.mkdir()
     (one / "graph_list.txt").write_text(
-        (task / "graph_list.txt").read_text().splitlines()[0] + "\n")
+        (task / "graph_list.txt").read_text().splitlines()[0] + "\n"
+    )
     (one / "graphs").symlink_to(task / "graphs", target_is_directory=True)
     report = tmp_path / "latency.json"
     subprocess.run([sys.executable, str(ROOT / "scripts" / "bench_eval_latency.py"), str(one),
@@ -171,16 +172,20 @@ def test_a_bench_runs_synth_cache_becomes_the_library(tmp_path: Path) -> None:
             src = cache / f"{name}-{key}"
             shutil.copytree(LIBRARY / name, src)
             report = json.loads((src / "synth.json").read_text())
-            report.update(task=str(ROOT / "examples" / "suite" / name),
-                          pass_dir=str(src / "pass"), trajectory=str(src / "trajectory.json"))
+            report.update(
+                task=str(ROOT / "examples" / "suite" / name),
+                pass_dir=str(src / "pass"),
+                trajectory=str(src / "trajectory.json"),
+            )
             report["verification"]["gmean_speedup"] = gmean if key == "new" else 1.0
             (src / "synth.json").write_text(json.dumps(report))
             (src / "trajectory.json").write_text("{}")
             os.utime(src / "synth.json", (1000 + 10 * i + age, 1000 + 10 * i + age))
     skipped = cache / "fusible_mul_to_add_946ed880-k"  # a task the synthesizer refused
     skipped.mkdir()
-    (skipped / "synth.json").write_text(json.dumps(
-        {"name": skipped.name[:-2], "status": "skipped", "reason": "unsupported op"}))
+    (skipped / "synth.json").write_text(
+        json.dumps({"name": skipped.name[:-2], "status": "skipped", "reason": "unsupported op"})
+    )
     out = tmp_path / "library"
     out.mkdir()
     shutil.copy(LIBRARY / "README.md", out / "README.md")

@@ -48,8 +48,9 @@ class ReluPool(torch.nn.Module):
 
 @pytest.mark.skipif(not INTERPRETED, reason="runs Triton kernels in process: TRITON_INTERPRET=1")
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
-def test_a_global_average_pool_is_the_mean_eager_computes(tmp_path: Path,
-                                                          dtype: torch.dtype) -> None:
+def test_a_global_average_pool_is_the_mean_eager_computes(
+    tmp_path: Path, dtype: torch.dtype
+) -> None:
     """``adaptive_avg_pool2d(x, 1)`` is ``x.mean((-1, -2), keepdim=True)`` in eager (ATen's
     shortcut): fused into the add + relu kernel, which stores both outputs; other output
     sizes stay unsupported, with that reason."""
@@ -178,8 +179,9 @@ class MaskedMeanPool(torch.nn.Module):
 
 @pytest.mark.skipif(not INTERPRETED, reason="runs Triton kernels in process: TRITON_INTERPRET=1")
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
-def test_reductions_over_a_middle_dim_walk_that_dim_as_the_row(tmp_path: Path,
-                                                               dtype: torch.dtype) -> None:
+def test_reductions_over_a_middle_dim_walk_that_dim_as_the_row(
+    tmp_path: Path, dtype: torch.dtype
+) -> None:
     """softmax, sum and mean over dim 1 (not the last): the kernel walks the reduced dim as
     its row with a stride, the other dims as rows; one kernel, within the strict level
     (eager reduces in another order), and a masked-out row stays exact zero."""

@@ -44,7 +44,9 @@ class RowMax(torch.nn.Module):
         return (h, h.amax(-1))
 
 
-def _synthesised(tmp_path: Path, module: torch.nn.Module, args: list) -> tuple[list[str], str, Any, Any]:
+def _synthesised(
+    tmp_path: Path, module: torch.nn.Module, args: list
+) -> tuple[list[str], str, Any, Any]:
     """The group's op names, its kernel's body, and the module's outputs with the pass applied
     (it must fire once) and eager's."""
     group = select(trace_graph(module, args))
@@ -89,8 +91,9 @@ def test_a_new_unary_op_is_one_registration(tmp_path: Path, dtype: torch.dtype) 
 
 @pytest.mark.skipif(not INTERPRETED, reason="runs Triton kernels in process: TRITON_INTERPRET=1")
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16])
-def test_a_new_reduction_is_one_registration_plus_its_ir_pattern(tmp_path: Path,
-                                                                 dtype: torch.dtype) -> None:
+def test_a_new_reduction_is_one_registration_plus_its_ir_pattern(
+    tmp_path: Path, dtype: torch.dtype
+) -> None:
     g = torch.Generator().manual_seed(0)
     args = [torch.randn(3, 5, 40, generator=g).to(dtype) for _ in range(2)]
     with registry.scope():
@@ -131,7 +134,8 @@ def test_the_printer_groups_sizes_and_resolves_scoped_names() -> None:
     assert printer.expr(SizeOp("*", (Max((a, b)), Int(4)))) == "max(s0[1], s1[1]) * 4"
     assert printer.expr((Name("a") - Name("b")) * Name("c") + -Name("d")) == "(a - b) * c + -d"
     assert printer.expr(cmp(">=", Name("t"), 0) & cmp("<", Name("t"), Name("n"))) == (
-        "(t >= 0) & (t < n)")
+        "(t >= 0) & (t < n)"
+    )
     offs = Name("offs", scope=1)
     assert printer.expr(offs) == "offs"
     assert printer.expr(offs, printer.Context(phases=2)) == "offs_1"

@@ -40,7 +40,9 @@ def test_a_feed_never_repeats_the_previous_set_and_tracks_the_expected_outputs()
 def test_matches_is_the_level_check_with_the_structure_intact() -> None:
     ref = (torch.tensor([1.0, 2.0]), torch.tensor([3, 4]))
     assert matches((ref[0] + 1e-9, ref[1].clone()), ref, -5)
-    assert not matches((ref[0] + 1e-3, ref[1]), ref, -5) and matches((ref[0] + 1e-3, ref[1]), ref, 0)
+    assert not matches((ref[0] + 1e-3, ref[1]), ref, -5) and matches(
+        (ref[0] + 1e-3, ref[1]), ref, 0
+    )
     assert not matches((ref[0].double(), ref[1]), ref, 0)  # dtype
     assert not matches((ref[0],), ref, 0)  # count
     assert not matches((torch.tensor([1.0, float("nan")]), ref[1]), ref, 0)  # NaN where finite

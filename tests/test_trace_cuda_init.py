@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-DRIVER = '''
+DRIVER = """
 import threading, time
 from passnet.evaluation.lifetime import set_name
 
@@ -20,7 +20,7 @@ def init():
         time.sleep(30)
     threading.Thread(target=run, daemon=True).start()
     named.wait()
-'''
+"""
 
 
 def _trace(tmp_path: Path, *modules: str) -> subprocess.CompletedProcess:

@@ -20,25 +20,39 @@ def _stream(samples: dict[str, list[float]], windows: dict[str, list[float]],
     """Messages of measurement ``m`` (``label``) with one run, as the worker would send them;
     ``windows`` in us (the kernel stamps), ``samples`` in us (what the worker claims)."""
     sides = list(samples)
-    info = {"label": label, "sides": sides, "rounds": 1, "block": len(samples[sides[0]]),
-            "noise_limit": 0.2, "calls": 1, "ci_target": None, "cap": len(samples[sides[0]])}
+    info = {
+        "label": label,
+        "sides": sides,
+        "rounds": 1,
+        "block": len(samples[sides[0]]),
+        "noise_limit": 0.2,
+        "calls": 1,
+        "ci_target": None,
+        "cap": len(samples[sides[0]]),
+    }
     out = [(1, b"M" + json.dumps(info).encode())]
     now = 10_000
     for i, name in enumerate(sides):
         for k, (s, w) in enumerate(zip(samples[name], windows[name], strict=True)):
             out.append((now, witness._OPEN.pack(b"S", m, 0, i, k)))
             now += int(w * 1e3)
-            out.append((now, witness._CLOSE.pack(b"E", m, 0, i, k, int(s * 1e3), -1.0,
-                                                 (name, k) in checked)))
+            out.append(
+                (
+                    now,
+                    witness._CLOSE.pack(b"E", m, 0, i, k, int(s * 1e3), -1.0, (name, k) in checked),
+                )
+            )
             now += 5_000
     return out
 
 
 def test_honest_samples_hold_and_the_runs_are_rebuilt() -> None:
     ref, cand = [20.0, 21.0, 19.5, 20.2], [10.0, 10.4, 9.9, 10.1]
-    msgs = _stream({"reference": ref, "candidate": cand},
-                   {"reference": [x + 2 for x in ref], "candidate": [x + 2.5 for x in cand]},
-                   checked=frozenset({("candidate", 2)}))
+    msgs = _stream(
+        {"reference": ref, "candidate": cand},
+        {"reference": [x + 2 for x in ref], "candidate": [x + 2.5 for x in cand]},
+        checked=frozenset({("candidate", 2)}),
+    )
     measured, problems = witness.audit(msgs)
     assert problems == []
     run = measured["main"].runs[0]
@@ -46,8 +60,10 @@ def test_honest_samples_hold_and_the_runs_are_rebuilt() -> None:
 
 
 def test_a_sample_longer_than_its_window_is_forged() -> None:
-    msgs = _stream({"reference": [20.0] * 4, "candidate": [10.0] * 4},
-                   {"reference": [15.0, 22, 22, 22], "candidate": [12.0] * 4})
+    msgs = _stream(
+        {"reference": [20.0] * 4, "candidate": [10.0] * 4},
+        {"reference": [15.0, 22, 22, 22], "candidate": [12.0] * 4},
+    )
     _, problems = witness.audit(msgs)
     assert len(problems) == 1 and "reference call 0" in problems[0] and "15.0 us" in problems[0]
 
@@ -55,18 +71,24 @@ def test_a_sample_longer_than_its_window_is_forged() -> None:
 def test_samples_shorter_than_their_windows_beyond_the_reference_are_forged() -> None:
     """The timing-rewrite exploit: the candidate's samples divided, its windows unchanged; a
     descheduled worker stretches some windows of either side, which is not forgery."""
-    msgs = _stream({"reference": [20.0] * 5, "candidate": [10.0] * 5},
-                   {"reference": [22.0, 90, 22, 60, 22], "candidate": [12.0, 80, 12, 12, 70]})
+    msgs = _stream(
+        {"reference": [20.0] * 5, "candidate": [10.0] * 5},
+        {"reference": [22.0, 90, 22, 60, 22], "candidate": [12.0, 80, 12, 12, 70]},
+    )
     assert witness.audit(msgs)[1] == []
-    msgs = _stream({"reference": [20.0] * 5, "candidate": [1.0] * 5},
-                   {"reference": [22.0] * 5, "candidate": [12.0] * 5})
+    msgs = _stream(
+        {"reference": [20.0] * 5, "candidate": [1.0] * 5},
+        {"reference": [22.0] * 5, "candidate": [12.0] * 5},
+    )
     _, problems = witness.audit(msgs)
     assert len(problems) == 1 and "candidate run 0: every sample at least 11.0 us" in problems[0]
 
 
 def test_an_injected_or_missing_message_breaks_the_sequence() -> None:
-    msgs = _stream({"reference": [20.0] * 3, "candidate": [10.0] * 3},
-                   {"reference": [22.0] * 3, "candidate": [12.0] * 3})
+    msgs = _stream(
+        {"reference": [20.0] * 3, "candidate": [10.0] * 3},
+        {"reference": [22.0] * 3, "candidate": [12.0] * 3},
+    )
     extra = [*msgs[:3], (msgs[2][0] + 1, msgs[2][1]), *msgs[3:]]  # one close sent twice
     assert "witness sequence broken" in witness.audit(extra)[1][0]
     assert witness.audit(msgs[:-1])[1] == ["a timed window never closed"]
@@ -74,11 +96,19 @@ def test_an_injected_or_missing_message_breaks_the_sequence() -> None:
 
 def test_the_parent_recomputes_the_fields_and_rejects_a_rewritten_result() -> None:
     ref, cand = [20.0, 20.0, 20.0, 20.0], [10.0, 10.0, 10.0, 10.0]
-    msgs = _stream({"reference": ref, "candidate": cand},
-                   {"reference": [22.0] * 4, "candidate": [12.0] * 4})
+    msgs = _stream(
+        {"reference": ref, "candidate": cand}, {"reference": [22.0] * 4, "candidate": [12.0] * 4}
+    )
     msgs += _stream({"probe": [5.0] * 4}, {"probe": [7.0] * 4}, label="probe", m=1)
-    honest = {"graph": "g", "dtype": "float32", "status": "ok", "speedup": 2.0,
-              "candidate": {}, "call_overhead_us": 5.0, "timing_meaningful": True}
+    honest = {
+        "graph": "g",
+        "dtype": "float32",
+        "status": "ok",
+        "speedup": 2.0,
+        "candidate": {},
+        "call_overhead_us": 5.0,
+        "timing_meaningful": True,
+    }
     out = VariantResult.model_validate(witness.settle(dict(honest), msgs, meaningful=True))
     assert out.status.value == "ok" and out.speedup == 2.0
     assert out.candidate is not None and out.candidate.wall.samples_us == cand
@@ -103,13 +133,22 @@ def test_the_kernel_stamps_every_window_of_a_real_measurement() -> None:
     def slow() -> None:
         time.sleep(0.002)
 
-    out = measure([Side("reference", slow, ()), Side("candidate", slow, ())], torch.device("cpu"),
-                  warmup=1, trials=4, rounds=2, max_reruns=0, witness=seen)
+    out = measure(
+        [Side("reference", slow, ()), Side("candidate", slow, ())],
+        torch.device("cpu"),
+        warmup=1,
+        trials=4,
+        rounds=2,
+        max_reruns=0,
+        witness=seen,
+    )
     seen._sock.close()
     measured, problems = witness.audit(log.close())
     assert problems == []
     run = measured["main"].runs[0]
     for name in ("reference", "candidate"):
         assert [round(x, 3) for x in run[name].wall_us] == out[name].wall.samples_us
-        assert all(w >= s >= 2000 for w, s in zip(measured["main"].windows[0][name],
-                                                   run[name].wall_us, strict=True))
+        assert all(
+            w >= s >= 2000
+            for w, s in zip(measured["main"].windows[0][name], run[name].wall_us, strict=True)
+        )

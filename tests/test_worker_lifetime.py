@@ -116,8 +116,13 @@ class _Driver:
             [sys.executable, str(script), str(self.tmp_root), *args],
             stdout=subprocess.PIPE,
             cwd=ROOT,
-            env={**os.environ, MARK: self.token, "PASSNET_SPARE_WORKERS": "1",
-                 "PASSNET_FORK_SERVER": "1", **env},  # fmt: skip
+            env={
+                **os.environ,
+                MARK: self.token,
+                "PASSNET_SPARE_WORKERS": "1",
+                "PASSNET_FORK_SERVER": "1",
+                **env,
+            },  # fmt: skip
         )
 
     def workers(self) -> list[int]:

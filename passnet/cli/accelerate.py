@@ -135,8 +135,10 @@ def accelerate_cmd(
     ] = False,
     min_speedup: Annotated[
         float | None,
-        typer.Option(help="leave out synthesised pass folders whose own task verification "
-                     "(their synth.json) measured them below this speedup over eager"),  # fmt: skip
+        typer.Option(
+            help="leave out synthesised pass folders whose own task verification "
+            "(their synth.json) measured them below this speedup over eager"
+        ),  # fmt: skip
     ] = None,
 ) -> None:
     """Compile MODEL with a pass library inside torch.compile; report which rules fired where,

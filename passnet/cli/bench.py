@@ -325,8 +325,14 @@ def _synth_workers(device: str, executor: str) -> int:
     return 1 if executor == "ray" else host_workers(device)
 
 
-def _executor(st, executor: str, device: str, jobs, prepare_ahead: int | None,  # noqa: ANN001, ANN202
-              address: str | None):
+def _executor(
+    st,
+    executor: str,
+    device: str,
+    jobs,
+    prepare_ahead: int | None,  # noqa: ANN001, ANN202
+    address: str | None,
+):
     """The executor asked for; a user error closes the store and exits."""
     from passnet.evaluation.devices import ExecutorError
     from passnet.runner.pool import LocalPool

@@ -31,8 +31,10 @@ CallPath = Annotated[str, typer.Option(help=CALL_PATH_HELP)]
 CpuThreads = Annotated[
     int, typer.Option(help="intra-op threads of a CPU worker (0: torch's default)")
 ]
-_PREPARE_AHEAD = ("workers at once per device: each holds the device's timing lock only while "
-                  "it times, so the next variants load, compile and check while one is timed")
+_PREPARE_AHEAD = (
+    "workers at once per device: each holds the device's timing lock only while "
+    "it times, so the next variants load, compile and check while one is timed"
+)
 PrepareAhead = Annotated[
     int | None,
     typer.Option(min=1, help=_PREPARE_AHEAD + " [default: on GPUs the host's cores less one, "

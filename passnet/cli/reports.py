@@ -17,8 +17,6 @@ console = Console(width=None if sys.stdout.isatty() else 160)
 err = Console(stderr=True, width=None if sys.stderr.isatty() else 160)
 
 
-
-
 def default_report_dir(store: Path, run_ids: list[str]) -> Path:
     from passnet.core.hashing import digest
 

@@ -210,7 +210,8 @@ class Parameters(BaseModel):
     policy: bool = Field(default=True, description="static policy on pass sources (layer A)")
     runtime_checks: bool = Field(default=True, description="runtime integrity checks (layer B)")
     audit_hook: bool = Field(
-        default=True, description="refuse frame access, gc walks, native code, processes, "
+        default=True,
+        description="refuse frame access, gc walks, native code, processes, "
         "files and dynamic code while pass code runs (passnet.integrity.audit)",
     )
     fresh_trials: int = Field(default=2, description="extra correctness trials on secret seeds")

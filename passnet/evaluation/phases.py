@@ -108,8 +108,13 @@ class VariantRun:
         """A failure that is evidence of an exploit (a write into a frozen launch plan: a
         memo kept across calls) becomes a fatal finding."""
         if isinstance(exc, PlanWriteError):
-            self.own.append(Finding(check="plan-write", detail=f"{exc}{error_site(exc)}",
-                                    phase=self.rt.phase if self.rt is not None else "load"))
+            self.own.append(
+                Finding(
+                    check="plan-write",
+                    detail=f"{exc}{error_site(exc)}",
+                    phase=self.rt.phase if self.rt is not None else "load",
+                )
+            )
 
     def check_rejected(self) -> None:
         if self.fatal():

@@ -188,8 +188,16 @@ def measure(
     parent's per-call times)."""
     cap, block = timed_cap(trials, rounds, ci_target, max_trials), block_calls(trials, rounds)
     if witness is not None:
-        witness.declare(label, [s.name for s in sides], rounds=rounds, block=block,
-                        noise_limit=noise_limit, calls=calls, ci_target=ci_target, cap=cap)
+        witness.declare(
+            label,
+            [s.name for s in sides],
+            rounds=rounds,
+            block=block,
+            noise_limit=noise_limit,
+            calls=calls,
+            ci_target=ci_target,
+            cap=cap,
+        )
     runs: list[Run] = []
     for _ in range(max_reruns + 1):
         _measure_once(sides, device, warmup, trials, rounds, witness)

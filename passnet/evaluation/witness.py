@@ -258,7 +258,9 @@ def settle(result: dict[str, Any], messages: list[tuple[int, bytes]], *,
         result["timing_meaningful"] = False
     if not problems:
         return result
-    detail = "; ".join(problems[:4]) + (f" (+{len(problems) - 4} more)" if len(problems) > 4 else "")
+    detail = "; ".join(problems[:4]) + (
+        f" (+{len(problems) - 4} more)" if len(problems) > 4 else ""
+    )
     finding = Finding(check="timing-forged", detail=detail, phase="timing")
     result["integrity"] = [*result.get("integrity", []), finding.model_dump(mode="json")]
     result["status"] = Status.REJECTED.value

@@ -221,7 +221,8 @@ def _raw_memory(path: object) -> bool:
         return False
     text = os.fsdecode(path)
     return text.startswith(("/proc/", "/dev/mem", "/dev/kmem")) and (
-        text.endswith(("/mem", "/pagemap")) or text.startswith("/dev/"))
+        text.endswith(("/mem", "/pagemap")) or text.startswith("/dev/")
+    )
 
 
 def _imports_ctypes(frame: object) -> bool:

@@ -81,12 +81,18 @@ class _Checker(ReadChecks):
             return
         saved, name = self.region, getattr(node, "name", "")
         if saved not in {"pattern", "args", "triton"}:  # nested code keeps its region
-            ref = self.is_pass and name in PATTERN_FUNCS and isinstance(self.parents.get(node),
-                                                                        ast.Module)
+            ref = (
+                self.is_pass
+                and name in PATTERN_FUNCS
+                and isinstance(self.parents.get(node), ast.Module)
+            )
             decorators = getattr(node, "decorator_list", [])
             jit = any(self.qual(getattr(d, "func", d)) in JIT for d in decorators)
-            self.region = ("pattern" if name == "pattern" else "args") if ref else (
-                "triton" if jit else "code")
+            self.region = (
+                ("pattern" if name == "pattern" else "args")
+                if ref
+                else ("triton" if jit else "code")
+            )
         self.push_scope(node)
         self.fns.append(node)
         body = getattr(node, "body", [])
@@ -100,17 +106,29 @@ class _Checker(ReadChecks):
     def on_FunctionDef(self, fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> None:
         for d in fn.args.defaults + [d for d in fn.args.kw_defaults if d]:
             if not literal_default(d, self.qual):  # an import's object: a module, a function
-                self.report("reflection" if self.qual(d) else "mutable-cache", d, f"default "
-                            f"{ast.unparse(d)}", "defaults are made once and shared by every "
-                            "call: only numbers, strings, None, booleans, tuples of them, dtypes")
+                self.report(
+                    "reflection" if self.qual(d) else "mutable-cache",
+                    d,
+                    f"default {ast.unparse(d)}",
+                    "defaults are made once and shared by every "
+                    "call: only numbers, strings, None, booleans, tuples of them, dtypes",
+                )
         name = getattr(fn, "name", "")
         if name in {"__torch_function__", "__torch_dispatch__"}:
             self.report("tensor-subclass", fn, name)
-        elif isinstance(self.parents.get(fn), ast.ClassDef) and dunder(name) and \
-                not dunder_defs_ok(name):
-            self.report("reflection", fn, f"defines {name}", "a pass's class may define only "
-                        "__init__, __repr__, comparisons, __len__, __getitem__, __iter__, "
-                        "__call__: other dunders run code behind operators and the interpreter")
+        elif (
+            isinstance(self.parents.get(fn), ast.ClassDef)
+            and dunder(name)
+            and not dunder_defs_ok(name)
+        ):
+            self.report(
+                "reflection",
+                fn,
+                f"defines {name}",
+                "a pass's class may define only "
+                "__init__, __repr__, comparisons, __len__, __getitem__, __iter__, "
+                "__call__: other dunders run code behind operators and the interpreter",
+            )
 
     on_AsyncFunctionDef = on_Lambda = on_FunctionDef
 
@@ -123,8 +141,12 @@ class _Checker(ReadChecks):
             if dunder(name) and not isinstance(where, DEFS) and not dunder_defs_ok(name):
                 self.report("reflection", where, f"class {node.name} binds {name}")
             elif reserved(name) and not dunder(name):
-                self.report("attribute", where, f"class {node.name} defines {name!r}", "the name "
-                            "of a tensor, kernel, plan or frame member: pick another name")
+                self.report(
+                    "attribute",
+                    where,
+                    f"class {node.name} defines {name!r}",
+                    "the name of a tensor, kernel, plan or frame member: pick another name",
+                )
 
     def on_Import(self, node: ast.Import) -> None:
         for al in node.names:
@@ -135,8 +157,12 @@ class _Checker(ReadChecks):
             if al.name in PATTERN_FUNCS:
                 self.report("pattern-reuse", node, f"imports {al.name}")
         if any(al.name == "*" for al in node.names):  # even the folder's: names it cannot see
-            self.report("forbidden-import", node, f"star import from {node.module or '.'}",
-                        "it binds names the check cannot see: import names one by one")
+            self.report(
+                "forbidden-import",
+                node,
+                f"star import from {node.module or '.'}",
+                "it binds names the check cannot see: import names one by one",
+            )
         if node.level > 1:
             self.report("forbidden-import", node, "relative import outside the pass folder")
         elif not node.level and self.check_module(mod := node.module or "", node):
@@ -148,8 +174,12 @@ class _Checker(ReadChecks):
                     self.report(hit[0], node, f"imports {qual}", hit[1])
                 elif not (allowed(qual, called=False) or importable(qual)):
                     rule = "torch-call" if mod.split(".")[0] == "torch" else "forbidden-import"
-                    self.report(rule, node, f"imports {qual}", "" if rule == "torch-call" else
-                                f"{qual} is not on the allow-list")
+                    self.report(
+                        rule,
+                        node,
+                        f"imports {qual}",
+                        "" if rule == "torch-call" else f"{qual} is not on the allow-list",
+                    )
 
     def check_module(self, name: str, node: ast.AST) -> bool:
         """Flag a module off the allow-list; True when the names imported from it need checks."""
@@ -160,8 +190,9 @@ class _Checker(ReadChecks):
         if hit := lookup(name):
             self.report(hit[0], node, f"imports {name}", hit[1])
         elif not importable(name):
-            self.report("forbidden-import", node, f"imports {name}",
-                        f"{name} is not on the allow-list")
+            self.report(
+                "forbidden-import", node, f"imports {name}", f"{name} is not on the allow-list"
+            )
         return not hit and importable(name)
 
     def on_Global(self, node: ast.Global | ast.Nonlocal) -> None:
@@ -188,9 +219,14 @@ def _check(tree: ast.Module, filename: str, is_pass: bool, folder: Folder) -> li
     return sorted(found, key=lambda v: (v.line, v.rule, v.message))
 
 
-def check_source(source: str, filename: str, *, is_pass: bool = True,
-                 local_modules: Collection[str] = (),
-                 packages: Collection[str] = ("pass_dir",)) -> list[Violation]:
+def check_source(
+    source: str,
+    filename: str,
+    *,
+    is_pass: bool = True,
+    local_modules: Collection[str] = (),
+    packages: Collection[str] = ("pass_dir",),
+) -> list[Violation]:
     """Check one module's source. ``is_pass=False`` (a helper) drops the pattern exemption;
     ``local_modules``/``packages`` name the folder's importable modules and package names."""
     try:
@@ -214,13 +250,18 @@ def check_pass_dir(path: str | Path) -> list[Violation]:
     listing = root / "sorted_output_pass_rule_names.json"
     try:
         stems = json.loads(listing.read_text(encoding="utf-8"))
-        if not (isinstance(stems, list) and all(
-                isinstance(s, str) and s and Path(s).name == s != ".." for s in stems)):
+        if not (
+            isinstance(stems, list)
+            and all(isinstance(s, str) and s and Path(s).name == s != ".." for s in stems)
+        ):
             raise ValueError("not a JSON list of file stems")
     except (OSError, ValueError) as exc:
         return [Violation("layout", listing.name, 0, f"unusable pass list: {exc}")]
-    out = [Violation("layout", listing.name, 0, f"listed pass {s}.py is missing")
-           for s in stems if not (root / f"{s}.py").is_file()]
+    out = [
+        Violation("layout", listing.name, 0, f"listed pass {s}.py is missing")
+        for s in stems
+        if not (root / f"{s}.py").is_file()
+    ]
     passes = {root / f"{s}.py" for s in stems}
     files = sorted(p for p in root.rglob("*") if "__pycache__" not in p.relative_to(root).parts)
     sources: dict[str, ast.Module | None] = {}
@@ -236,8 +277,13 @@ def check_pass_dir(path: str | Path) -> list[Violation]:
             out.append(Violation("native-code", rel, 0, "compiled file bypasses the source check"))
         elif p.suffix == ".py" and "/" not in rel and p.stem in _SHADOWABLE:
             out.append(Violation("shadow", rel, 0, f"{p.name} shadows the real {p.stem} module"))
-    roots = {ROOT} | ({root.name} if root.name.isidentifier() and not keyword.iskeyword(
-        root.name) and root.name not in _SHADOWABLE else set())
+    roots = {ROOT} | (
+        {root.name}
+        if root.name.isidentifier()
+        and not keyword.iskeyword(root.name)
+        and root.name not in _SHADOWABLE
+        else set()
+    )
     dirs = [(p.relative_to(root).as_posix() + "/__init__.py", None) for p in files if p.is_dir()]
     folder = make_folder([*sources.items(), *dirs], roots, skip=_SHADOWABLE)
     for rel, tree in sources.items():

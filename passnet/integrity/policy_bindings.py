@@ -30,7 +30,13 @@ Resolve = Callable[[ast.AST | None], "str | None"]
 #: Binding kinds: fresh objects, immutable values (numbers, strings, sizes), the metadata
 #: objects whose fields are readable (finfo/iinfo, devices), and anything else.
 CONTAINER, TENSOR, VALUE, INFO, DEVICE, OTHER = (
-    "container", "tensor", "value", "info", "device", "other")
+    "container",
+    "tensor",
+    "value",
+    "info",
+    "device",
+    "other",
+)
 FRESH = frozenset({CONTAINER, TENSOR})
 
 
@@ -55,8 +61,11 @@ def _pairs(target: ast.AST, value: ast.AST | None) -> list[tuple[str, ast.AST | 
         return _pairs(target.value, None)
     if not isinstance(target, (ast.Tuple, ast.List)):
         return []  # a subscript or attribute: a write, not a binding
-    even = isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts) \
+    even = (
+        isinstance(value, (ast.Tuple, ast.List))
+        and len(value.elts) == len(target.elts)
         and not any(isinstance(e, ast.Starred) for e in value.elts)
+    )
     values = value.elts if even else [None] * len(target.elts)  # type: ignore[union-attr]
     return [p for t, v in zip(target.elts, values, strict=True) for p in _pairs(t, v)]
 
@@ -71,8 +80,13 @@ def values_of(nodes: list[ast.AST]) -> dict[str, list[ast.AST | None]]:
     return out
 
 
-def kinds_of(values: dict[str, list[ast.AST | None]], params: set[str], others: set[str],
-             qual: Resolve, builtin: Callable[[ast.AST], str]) -> dict[str, set[str]]:
+def kinds_of(
+    values: dict[str, list[ast.AST | None]],
+    params: set[str],
+    others: set[str],
+    qual: Resolve,
+    builtin: Callable[[ast.AST], str],
+) -> dict[str, set[str]]:
     """Every name bound in a scope -> the kinds of its bindings (``values``: see
     :func:`values_of`; ``others``: names bound by defs, classes, imports, except clauses)."""
     kinds: dict[str, set[str]] = {n: {OTHER} for n in params | others}
@@ -87,8 +101,12 @@ def kinds_of(values: dict[str, list[ast.AST | None]], params: set[str], others: 
     return kinds
 
 
-def kind(expr: ast.AST | None, kinds: dict[str, set[str]], qual: Resolve,
-         builtin: Callable[[ast.AST], str]) -> str:
+def kind(
+    expr: ast.AST | None,
+    kinds: dict[str, set[str]],
+    qual: Resolve,
+    builtin: Callable[[ast.AST], str],
+) -> str:
     """The kind of object ``expr`` evaluates to (``kinds``: the scope's names so far)."""
     if isinstance(expr, (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)):
         return CONTAINER
@@ -107,10 +125,15 @@ def kind(expr: ast.AST | None, kinds: dict[str, set[str]], qual: Resolve,
     return VALUE if is_value(expr, kinds, qual, builtin) else OTHER
 
 
-def is_value(expr: ast.AST | None, kinds: dict[str, set[str]], qual: Resolve,
-             builtin: Callable[[ast.AST], str]) -> bool:
+def is_value(
+    expr: ast.AST | None,
+    kinds: dict[str, set[str]],
+    qual: Resolve,
+    builtin: Callable[[ast.AST], str],
+) -> bool:
     """Whether ``expr`` is a new number, string, size or tuple of them: no shared object
     (arithmetic makes a new one; a pass's class may not overload operators)."""
+
     def value(e: ast.AST | None) -> bool:
         return is_value(e, kinds, qual, builtin)
 
@@ -131,8 +154,11 @@ def is_value(expr: ast.AST | None, kinds: dict[str, set[str]], qual: Resolve,
     name, q = builtin(expr.func), qual(expr.func) or ""
     if name in {"min", "max", "sum"}:  # these return one of their arguments
         return all(value(a) for a in expr.args) and not expr.keywords
-    if name in VALUE_CALLS or q.startswith("math.") or q in {"triton.cdiv",
-                                                             "triton.next_power_of_2"}:
+    if (
+        name in VALUE_CALLS
+        or q.startswith("math.")
+        or q in {"triton.cdiv", "triton.next_power_of_2"}
+    ):
         return True
     return isinstance(expr.func, ast.Attribute) and expr.func.attr in METADATA_CALLS
 
@@ -166,13 +192,18 @@ def literal_default(expr: ast.AST, qual: Resolve) -> bool:
     return qual(expr) in TORCH_DTYPES | TRITON_DTYPES
 
 
-def stored_iterator(node: ast.AST, parents: dict[ast.AST, ast.AST],
-                    imported: Callable[[ast.AST], bool], builtin: Callable[[ast.AST], str]) -> bool:
+def stored_iterator(
+    node: ast.AST,
+    parents: dict[ast.AST, ast.AST],
+    imported: Callable[[ast.AST], bool],
+    builtin: Callable[[ast.AST], str],
+) -> bool:
     """An iterator (``map``/``zip``/... call or generator expression) that is not consumed
     where it is made: kept in a name it carries its position, a counter, across calls.
     ``imported``: whether a call goes to an allowed import (``math.prod``), which consumes it."""
     made = isinstance(node, ast.GeneratorExp) or (
-        isinstance(node, ast.Call) and builtin(node.func) in ITERATORS)
+        isinstance(node, ast.Call) and builtin(node.func) in ITERATORS
+    )
     if not made:
         return False
     parent = parents.get(node)

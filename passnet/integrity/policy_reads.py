@@ -39,13 +39,22 @@ from passnet.integrity.policy_scope import (
 from passnet.integrity.policy_writes import WriteChecks
 
 #: Names that exist without being bound in the file (others are a NameError, not a hole).
-RUNTIME = frozenset(dir(builtins)) | {"__file__", "__loader__", "__spec__", "__package__",
-                                     "__cached__", "__builtins__", "__annotations__", "__path__"}
+RUNTIME = frozenset(dir(builtins)) | {
+    "__file__",
+    "__loader__",
+    "__spec__",
+    "__package__",
+    "__cached__",
+    "__builtins__",
+    "__annotations__",
+    "__path__",
+}
 #: Refused builtins that ``pattern`` and ``@triton.jit`` bodies may still name (their rules
 #: predate the allow-list).
 _LOOSE = frozenset({"hash", "hasattr", "dir", "type"})
-_INTERNALS = ("reads interpreter state (frames, tracebacks) or the harness's kernel and plan "
-              "internals")
+_INTERNALS = (
+    "reads interpreter state (frames, tracebacks) or the harness's kernel and plan internals"
+)
 
 
 class ReadChecks(WriteChecks):
@@ -54,9 +63,15 @@ class ReadChecks(WriteChecks):
     def super_init(self, node: ast.Attribute) -> bool:
         """``super().__init__`` directly in a class's ``__init__``: runs on the new object."""
         call = node.value
-        return (node.attr == "__init__" and isinstance(call, ast.Call) and not call.args
-                and not call.keywords and self.builtin(call.func) == "super" and bool(self.fns)
-                and self_name(self.fns[-1], self.parents) is not None)
+        return (
+            node.attr == "__init__"
+            and isinstance(call, ast.Call)
+            and not call.args
+            and not call.keywords
+            and self.builtin(call.func) == "super"
+            and bool(self.fns)
+            and self_name(self.fns[-1], self.parents) is not None
+        )
 
     def on_Attribute(self, node: ast.Attribute) -> None:
         attr = node.attr
@@ -71,8 +86,11 @@ class ReadChecks(WriteChecks):
             self.report("pattern-reuse", node, f"uses {attr}")
         if self.qual(node) is not None:
             owner = self.qual(node.value) or ""
-            if attr in MUTATORS and not self.is_module(owner) and owner.split(".")[0] not in {
-                    "torch", "triton"}:  # torch.add is no write
+            if (
+                attr in MUTATORS
+                and not self.is_module(owner)
+                and owner.split(".")[0] not in {"torch", "triton"}
+            ):  # torch.add is no write
                 rule = "mutable-cache" if self.folder.split(owner) else "monkey-patch"
                 self.report(rule, node, f"{attr}() writes into {owner}")
             self.check_chain(node)
@@ -84,17 +102,29 @@ class ReadChecks(WriteChecks):
         methods only on a fresh local."""
         attr, base = node.attr, node.value
         if attr in MUTATORS and not self.fresh_name(target := self.mutated(node)):
-            self.report(rule := self.write_rule(target), node, f".{attr}() writes through "
-                        f"{ast.unparse(target)}", "" if rule != "write" else "mutating methods "
-                        "only on a local bound in this function to a fresh list, dict or set")
+            self.report(
+                rule := self.write_rule(target),
+                node,
+                f".{attr}() writes through {ast.unparse(target)}",
+                ""
+                if rule != "write"
+                else "mutating methods "
+                "only on a local bound in this function to a fresh list, dict or set",
+            )
             if attr not in tensor_methods():
                 return
-        if (attr in VALUE_ATTRS or attr in self.folder.members or dunder(attr) and (
-                attr in DUNDER_OK or self.super_init(node))
-                or self.fresh_name(base, {CONTAINER}) and (attr in MUTATORS | READ_METHODS)
-                or attr in INFO_FIELDS and self.base_kind(base, INFO, {"torch.finfo",
-                                                                       "torch.iinfo"})
-                or attr == "type" and self.base_kind(base, DEVICE, {"torch.device"})):
+        if (
+            attr in VALUE_ATTRS
+            or attr in self.folder.members
+            or dunder(attr)
+            and (attr in DUNDER_OK or self.super_init(node))
+            or self.fresh_name(base, {CONTAINER})
+            and (attr in MUTATORS | READ_METHODS)
+            or attr in INFO_FIELDS
+            and self.base_kind(base, INFO, {"torch.finfo", "torch.iinfo"})
+            or attr == "type"
+            and self.base_kind(base, DEVICE, {"torch.device"})
+        ):
             return
         if attr in IDENTITY:
             self.report("identity", node, f".{attr}")
@@ -110,8 +140,11 @@ class ReadChecks(WriteChecks):
         """The object ``node``'s mutating method changes: its base, or for an unbound method
         (``dict.update(d, ...)``, ``type(d).update(d, ...)``) the call's first argument."""
         base, call = node.value, self.parents.get(node)
-        unbound = self.builtin(base) in BUILTIN_ALLOW or isinstance(base, ast.Call) and (
-            self.builtin(base.func) == "type")
+        unbound = (
+            self.builtin(base) in BUILTIN_ALLOW
+            or isinstance(base, ast.Call)
+            and (self.builtin(base.func) == "type")
+        )
         if unbound and isinstance(call, ast.Call) and call.func is node and call.args:
             return call.args[0]
         return base
@@ -145,17 +178,25 @@ class ReadChecks(WriteChecks):
     def on_Call(self, node: ast.Call) -> None:
         if literal_getattr(node) and self.qual(node.args[0]):
             self.check_chain(node)
-        if self.builtin(node.func) in {"setattr", "delattr"} and node.args and self.qual(
-                node.args[0]):
+        if (
+            self.builtin(node.func) in {"setattr", "delattr"}
+            and node.args
+            and self.qual(node.args[0])
+        ):
             self.report("monkey-patch", node, f"{self.builtin(node.func)}() on an import")
         self.check_iterator(node)
 
     def check_iterator(self, node: ast.AST) -> None:
-        if self.region in CHECKED and stored_iterator(node, self.parents, self.imported,
-                                                        self.builtin):
-            self.report("mutable-cache", node, "iterator kept past the expression that made it",
-                        "an iterator carries its position across calls: consume it where it is "
-                        "made (for loop, comprehension, list()/tuple()/sorted()/...)")
+        if self.region in CHECKED and stored_iterator(
+            node, self.parents, self.imported, self.builtin
+        ):
+            self.report(
+                "mutable-cache",
+                node,
+                "iterator kept past the expression that made it",
+                "an iterator carries its position across calls: consume it where it is "
+                "made (for loop, comprehension, list()/tuple()/sorted()/...)",
+            )
 
     on_GeneratorExp = check_iterator
 
@@ -166,16 +207,24 @@ class ReadChecks(WriteChecks):
 
     def on_Yield(self, node: ast.Yield | ast.YieldFrom) -> None:
         if self.region in CHECKED:
-            self.report("mutable-cache", node, "generator", "a generator keeps its frame and "
-                        "position across calls: return a list or tuple instead")
+            self.report(
+                "mutable-cache",
+                node,
+                "generator",
+                "a generator keeps its frame and "
+                "position across calls: return a list or tuple instead",
+            )
 
     on_YieldFrom = on_Yield
 
     def alias_assign(self, node: ast.AST) -> bool:
         """``T = torch`` in a function or module body: an alias the scopes resolve."""
         stmt = self.parents.get(node)
-        if not (isinstance(stmt, ast.Assign) and stmt.value is node
-                and all(isinstance(t, ast.Name) for t in stmt.targets)):
+        if not (
+            isinstance(stmt, ast.Assign)
+            and stmt.value is node
+            and all(isinstance(t, ast.Name) for t in stmt.targets)
+        ):
             return False
         owner = self.parents.get(stmt)
         while owner is not None and not isinstance(owner, (*DEFS, ast.Lambda, ast.Module)):
@@ -186,7 +235,8 @@ class ReadChecks(WriteChecks):
         """Judge the outermost dotted reference (``torch.cuda.Stream``, not ``torch.cuda``)."""
         parent = self.parents.get(node)
         if isinstance(parent, ast.Attribute) or (
-                literal_getattr(parent) and parent.args[0] is node):  # type: ignore[union-attr]
+            isinstance(parent, ast.Call) and literal_getattr(parent) and parent.args[0] is node
+        ):
             return
         qual = self.qual(node)
         if qual is None or not isinstance(getattr(node, "ctx", ast.Load()), ast.Load):
@@ -201,8 +251,11 @@ class ReadChecks(WriteChecks):
                 self.report(hit[0], node, qual, hit[1])
         elif hit:
             self.report(hit[0], node, qual, hit[1])
-        elif self.folder.split(qual) is None and importable(qual.split(".")[0]) and not allowed(
-                qual, called):
+        elif (
+            self.folder.split(qual) is None
+            and importable(qual.split(".")[0])
+            and not allowed(qual, called)
+        ):
             what = f"{'call to' if called else 'reference to'} {qual}"
             if qual.startswith("torch."):
                 self.report("args-compute" if self.region == "args" else "torch-call", node, what)

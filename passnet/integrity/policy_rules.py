@@ -13,14 +13,22 @@ from __future__ import annotations
 from passnet.integrity.policy_allow import PASS_API
 
 #: Builtins refused with a rule more precise than ``builtin``.
-BUILTINS = {name: rule for rule, names in (
-    ("dynamic-code", "exec eval compile __import__"), ("io", "open input"),
-    ("identity", "id hash"), ("mutable-cache", "next iter"),
-    ("reflection", "globals locals vars getattr setattr delattr hasattr dir type __builtins__"),
-    ("process", "exit quit breakpoint")) for name in names.split()}
+BUILTINS = {
+    name: rule
+    for rule, names in (
+        ("dynamic-code", "exec eval compile __import__"),
+        ("io", "open input"),
+        ("identity", "id hash"),
+        ("mutable-cache", "next iter"),
+        ("reflection", "globals locals vars getattr setattr delattr hasattr dir type __builtins__"),
+        ("process", "exit quit breakpoint"),
+    )
+    for name in names.split()
+}
 #: Tensor identity: the key of the classic stale-output cache.
-IDENTITY = frozenset({"data_ptr", "untyped_storage", "storage", "_typed_storage", "_cdata",
-                      "_version"})
+IDENTITY = frozenset(
+    {"data_ptr", "untyped_storage", "storage", "_typed_storage", "_cdata", "_version"}
+)
 _OS_OK = frozenset("path sep linesep name curdir pardir extsep fspath getcwd cpu_count".split())
 
 #: ``rule | why | dotted names``; a name covers everything below it (``torch.nn`` covers

@@ -38,6 +38,7 @@ CHECKED = frozenset({"module", "code", "args"})  # regions under the allow-lists
 def tensor_methods() -> frozenset[str]:
     """Every torch.Tensor method (dunders like __add__ too, properties not) but allowed ones."""
     import torch
+
     names = {n for n in dir(torch.Tensor) if callable(getattr(torch.Tensor, n, None))}
     return frozenset(names - set(dir(object)) - METHOD_ALLOW - IDENTITY)
 
@@ -45,6 +46,7 @@ def tensor_methods() -> frozenset[str]:
 @functools.cache
 def _tensor_reserved() -> frozenset[str]:
     import torch
+
     return frozenset(set(dir(torch.Tensor)) - VALUE_ATTRS) | TRUSTED
 
 
@@ -55,8 +57,13 @@ def dunder(name: str) -> bool:
 def reserved(name: str) -> bool:
     """Names a pass's class may not define: a tensor's compute methods and trusted metadata,
     the harness's kernel and plan internals, interpreter state (and dunders, judged apart)."""
-    return (name in HARNESS_ATTRS or name in FRAME_ATTRS or name in IDENTITY or dunder(name)
-            or name in _tensor_reserved())
+    return (
+        name in HARNESS_ATTRS
+        or name in FRAME_ATTRS
+        or name in IDENTITY
+        or dunder(name)
+        or name in _tensor_reserved()
+    )
 
 
 @dataclass
@@ -91,8 +98,11 @@ def own_nodes(node: ast.AST) -> Iterator[ast.AST]:
 
 def params_of(node: ast.AST) -> list[str]:
     a = getattr(node, "args", None)
-    return [p.arg for p in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg]
-            if p] if a else []
+    return (
+        [p.arg for p in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg] if p]
+        if a
+        else []
+    )
 
 
 def literal_getattr(node: ast.AST | None) -> str | None:
@@ -117,11 +127,16 @@ def self_name(fn: ast.AST, parents: dict[ast.AST, ast.AST]) -> str | None:
     """``self`` of an ``__init__`` defined in a class body that never rebinds it, else None:
     only there may a pass set attributes (on an object new on every construction)."""
     names = params_of(fn)
-    if getattr(fn, "name", "") != "__init__" or not isinstance(parents.get(fn), ast.ClassDef) \
-            or not names:
+    if (
+        getattr(fn, "name", "") != "__init__"
+        or not isinstance(parents.get(fn), ast.ClassDef)
+        or not names
+    ):
         return None
-    rebound = any(isinstance(n, ast.Name) and n.id == names[0] and not isinstance(n.ctx, ast.Load)
-                  for n in own_nodes(fn))
+    rebound = any(
+        isinstance(n, ast.Name) and n.id == names[0] and not isinstance(n.ctx, ast.Load)
+        for n in own_nodes(fn)
+    )
     return None if rebound else names[0]
 
 
@@ -133,12 +148,20 @@ def class_members(cls: ast.ClassDef) -> list[tuple[str, ast.AST]]:
         if isinstance(stmt, DEFS):
             out.append((stmt.name, stmt))
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [getattr(stmt, "target", None)]
-        out += [(t.id, stmt) for t in targets if isinstance(stmt, (ast.Assign, ast.AnnAssign))
-                and isinstance(t, ast.Name)]
+        out += [
+            (t.id, stmt)
+            for t in targets
+            if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and isinstance(t, ast.Name)
+        ]
         if isinstance(stmt, ast.FunctionDef) and stmt.name == "__init__" and params_of(stmt):
             first = params_of(stmt)[0]
-            out += [(n.attr, n) for n in own_nodes(stmt) if isinstance(n, ast.Attribute)
-                    and isinstance(n.ctx, ast.Store) and getattr(n.value, "id", "") == first]
+            out += [
+                (n.attr, n)
+                for n in own_nodes(stmt)
+                if isinstance(n, ast.Attribute)
+                and isinstance(n.ctx, ast.Store)
+                and getattr(n.value, "id", "") == first
+            ]
     return out
 
 
@@ -194,8 +217,12 @@ class Folder:
         return None
 
 
-def make_folder(files: Iterable[tuple[str, ast.Module | None]], roots: Iterable[str],
-                extra_modules: Iterable[str] = (), skip: Collection[str] = ()) -> Folder:
+def make_folder(
+    files: Iterable[tuple[str, ast.Module | None]],
+    roots: Iterable[str],
+    extra_modules: Iterable[str] = (),
+    skip: Collection[str] = (),
+) -> Folder:
     """A :class:`Folder` from ``(relative path, parsed tree or None)`` pairs; modules named in
     ``skip`` (files shadowing torch or the stdlib, refused on their own) resolve as the real
     ones."""
@@ -213,14 +240,26 @@ def make_folder(files: Iterable[tuple[str, ast.Module | None]], roots: Iterable[
         nodes = list(own_nodes(tree))  # module level, class bodies and branches included
         for node in nodes:
             if isinstance(node, (ast.Import, ast.ImportFrom)):
-                table.update((al.asname or al.name.split(".")[0], q) for al in node.names
-                             if (q := import_alias(node, al, package)))
+                table.update(
+                    (al.asname or al.name.split(".")[0], q)
+                    for al in node.names
+                    if (q := import_alias(node, al, package))
+                )
         for _ in range(3):  # alias chains: `G = F` after `F = torch.nn`
-            table.update((t.id, q) for node in nodes if isinstance(node, ast.Assign)
-                         and (q := _dotted(node.value, table)) for t in node.targets
-                         if isinstance(t, ast.Name))
-        members.update(name for cls in ast.walk(tree) if isinstance(cls, ast.ClassDef)
-                       for name, _ in class_members(cls) if not reserved(name))
+            table.update(
+                (t.id, q)
+                for node in nodes
+                if isinstance(node, ast.Assign) and (q := _dotted(node.value, table))
+                for t in node.targets
+                if isinstance(t, ast.Name)
+            )
+        members.update(
+            name
+            for cls in ast.walk(tree)
+            if isinstance(cls, ast.ClassDef)
+            for name, _ in class_members(cls)
+            if not reserved(name)
+        )
     return Folder(frozenset(roots), frozenset(modules), aliases, frozenset(members))
 
 
@@ -290,8 +329,9 @@ class Resolver:
         for n in own:
             if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
                 scope.names.add(n.id)
-            elif isinstance(n, (*DEFS, ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and \
-                    (name := getattr(n, "name", None)):
+            elif isinstance(n, (*DEFS, ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and (
+                name := getattr(n, "name", None)
+            ):
                 others.add(name)
             elif isinstance(n, ast.MatchMapping) and n.rest:
                 others.add(n.rest)
@@ -299,8 +339,10 @@ class Resolver:
                 declared.update(n.names)
             elif isinstance(n, (ast.Import, ast.ImportFrom)):
                 for al in n.names:
-                    bound, found = al.asname or al.name.split(".")[0], import_alias(n, al,
-                                                                                    self.package)
+                    bound, found = (
+                        al.asname or al.name.split(".")[0],
+                        import_alias(n, al, self.package),
+                    )
                     if found:
                         scope.aliases[bound] = found
                         if isinstance(n, ast.Import) or self.is_module(found):
@@ -320,8 +362,6 @@ class Resolver:
         a = getattr(node, "args", None)
         if a is None:
             return set()
-        pos = (a.posonlyargs + a.args)[len(a.posonlyargs + a.args) - len(a.defaults):]
-        pairs = [*zip(pos, a.defaults, strict=True), *zip(a.kwonlyargs, a.kw_defaults,
-                                                           strict=True)]
+        pos = (a.posonlyargs + a.args)[len(a.posonlyargs + a.args) - len(a.defaults) :]
+        pairs = [*zip(pos, a.defaults, strict=True), *zip(a.kwonlyargs, a.kw_defaults, strict=True)]
         return {p.arg for p, d in pairs if d is not None and not literal_default(d, self.qual)}
-

@@ -35,18 +35,34 @@ class WriteChecks(Resolver):
         target = node.target
         if self.region not in CHECKED:
             return
-        if isinstance(target, ast.Name) and not fresh(self.stack[-1].kinds, target.id,
-                                                      FRESH | {VALUE}):
-            self.report("write", node, f"augmented assignment to {target.id}", "it may update a "
-                        f"shared object in place: write {target.id} = {target.id} <op> value")
-        elif isinstance(target, ast.Subscript) and self.fresh_name(target.value) and not \
-                self.fresh_name(target.value, {"tensor"}):  # elsewhere check_write reports
-            self.report("write", node, f"augmented assignment into {ast.unparse(target)}", "it "
-                        "may update a shared element in place: write d[k] = d[k] <op> value")
+        if isinstance(target, ast.Name) and not fresh(
+            self.stack[-1].kinds, target.id, FRESH | {VALUE}
+        ):
+            self.report(
+                "write",
+                node,
+                f"augmented assignment to {target.id}",
+                "it may update a "
+                f"shared object in place: write {target.id} = {target.id} <op> value",
+            )
+        elif (
+            isinstance(target, ast.Subscript)
+            and self.fresh_name(target.value)
+            and not self.fresh_name(target.value, {"tensor"})
+        ):  # elsewhere check_write reports
+            self.report(
+                "write",
+                node,
+                f"augmented assignment into {ast.unparse(target)}",
+                "it may update a shared element in place: write d[k] = d[k] <op> value",
+            )
 
     def fresh_name(self, obj: ast.AST, only: Collection[str] = FRESH) -> bool:
-        return isinstance(obj, ast.Name) and self.local(obj.id) and fresh(
-            self.stack[-1].kinds, obj.id, frozenset(only))
+        return (
+            isinstance(obj, ast.Name)
+            and self.local(obj.id)
+            and fresh(self.stack[-1].kinds, obj.id, frozenset(only))
+        )
 
     def write_rule(self, obj: ast.AST) -> str:
         """The rule a write through ``obj`` breaks: into an import's object (monkey-patch),
@@ -67,8 +83,12 @@ class WriteChecks(Resolver):
             return True
         roots = [write_root(v, calls=True) for v in scope.values.get(name.id, []) if v]
         return depth < 4 and any(
-            isinstance(r, ast.Name) and r.id != name.id and not self.qual(r)
-            and self.outlives(r, depth + 1) for r in roots)
+            isinstance(r, ast.Name)
+            and r.id != name.id
+            and not self.qual(r)
+            and self.outlives(r, depth + 1)
+            for r in roots
+        )
 
     def check_write(self, obj: ast.AST, node: ast.AST) -> None:
         """A store or ``del`` into ``obj`` (``obj[k] = v``, ``obj.x = v``)."""
@@ -83,13 +103,23 @@ class WriteChecks(Resolver):
         if self.init_self(obj, node) or not attribute and self.fresh_name(obj):
             return
         if attribute and self.fresh_name(obj):  # a tensor's .data, .grad, .__class__, ...
-            self.report("write", node, f"sets {ast.unparse(node)}", "attributes are set only as "
-                        "self.x = ... in a class's own __init__")
+            self.report(
+                "write",
+                node,
+                f"sets {ast.unparse(node)}",
+                "attributes are set only as self.x = ... in a class's own __init__",
+            )
             return
-        self.report(rule := self.write_rule(obj), node, f"writes through {ast.unparse(obj)}",
-                    "" if rule != "write" else f"{ast.unparse(obj)} is not bound in this "
-                    "function to a fresh object (literal, comprehension, list()/dict()/set(), "
-                    "torch allocation)")
+        self.report(
+            rule := self.write_rule(obj),
+            node,
+            f"writes through {ast.unparse(obj)}",
+            ""
+            if rule != "write"
+            else f"{ast.unparse(obj)} is not bound in this "
+            "function to a fresh object (literal, comprehension, list()/dict()/set(), "
+            "torch allocation)",
+        )
 
     def init_self(self, obj: ast.AST, node: ast.AST) -> bool:
         """``self.x = v`` in a class's ``__init__``: construction, so no state across calls
@@ -97,6 +127,10 @@ class WriteChecks(Resolver):
         stmt = self.parents.get(node)
         while isinstance(stmt, ast.Tuple):
             stmt = self.parents.get(stmt)
-        return (isinstance(node, ast.Attribute) and isinstance(stmt, (ast.Assign, ast.AnnAssign))
-                and bool(self.fns) and isinstance(obj, ast.Name)
-                and obj.id == self_name(self.fns[-1], self.parents))
+        return (
+            isinstance(node, ast.Attribute)
+            and isinstance(stmt, (ast.Assign, ast.AnnAssign))
+            and bool(self.fns)
+            and isinstance(obj, ast.Name)
+            and obj.id == self_name(self.fns[-1], self.parents)
+        )

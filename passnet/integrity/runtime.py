@@ -82,9 +82,11 @@ _TRITON_DIR = str(Path(_TRITON_FILE).parent) + os.sep if _TRITON_FILE else None
 #: Triton's launch machinery, whose own torch ops are allowed (the interpreter copies
 #: arguments on CPU, the autotuner zeroes its cache); not ``triton.testing`` and the like,
 #: which a pass could use to read or compute on its inputs.
-_TRITON_LAUNCH = tuple(
-    _TRITON_DIR + sub + os.sep for sub in ("runtime", "compiler", "backends", "_C")
-) if _TRITON_DIR else ()
+_TRITON_LAUNCH = (
+    tuple(_TRITON_DIR + sub + os.sep for sub in ("runtime", "compiler", "backends", "_C"))
+    if _TRITON_DIR
+    else ()
+)
 
 
 def culprit() -> str | None:

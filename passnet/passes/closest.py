@@ -69,7 +69,9 @@ class PartialMatcher:
         if pn.op == "get_attr":
             pv = getattr(self.graph.owning_module, str(pn.target), None)
             gv = getattr(gn.graph.owning_module, str(gn.target), None)
-            return None if lit_eq(pv, gv) else f"{where}constants '{pn.target}', '{gn.target}' differ"
+            return (
+                None if lit_eq(pv, gv) else f"{where}constants '{pn.target}', '{gn.target}' differ"
+            )
         if why := visible_write(gn):
             return f"{where}{why}"
         pa, ga = self._args(pn), self._args(gn)
@@ -164,7 +166,9 @@ def no_candidate(key: str, graph: Graph) -> str:
     counts = Counter(call_name(n) for n in graph.nodes if n.op in COMPUTE)
     top = ", ".join(f"{short_name(k)} x{c}" for k, c in counts.most_common(8))
     more = ", ..." if len(counts) > 8 else ""
-    same = [k for k in counts if short_name(k) == short_name(key) or k.endswith("." + short_name(key))]
+    same = [
+        k for k in counts if short_name(k) == short_name(key) or k.endswith("." + short_name(key))
+    ]
     hint = f"; the graph calls {same[0]} instead, write the call as model.py does" if same else ""
     return f"no node calls {key} (graph calls: {top}{more}){hint}"
 

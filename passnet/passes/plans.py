@@ -63,8 +63,10 @@ def _check(value: Any, what: str) -> None:
             _check(k, what)
             _check(v, what)
         return
-    raise TypeError(f"a launch plan's {what} holds a {type(value).__name__}: only numbers, "
-                    "strings, dtypes, devices, sizes and tuples, lists or dicts of them")
+    raise TypeError(
+        f"a launch plan's {what} holds a {type(value).__name__}: only numbers, "
+        "strings, dtypes, devices, sizes and tuples, lists or dicts of them"
+    )
 
 
 class PlanWriteError(TypeError):
@@ -121,8 +123,9 @@ class PlanCache(dict):
 
     def __missing__(self, key: tuple) -> Any:
         if type(key) is not tuple:
-            raise TypeError("index a PlanCache with a tuple of its function's arguments: "
-                            "plan[a, b] or plan[a,]")
+            raise TypeError(
+                "index a PlanCache with a tuple of its function's arguments: plan[a, b] or plan[a,]"
+            )
         _check(key, "signature")
         plan = self.fn(*key)
         _check(plan, "value")

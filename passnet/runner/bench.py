@@ -432,8 +432,10 @@ def bench(
                     m = _measurement(plan, out.item, r, env_ids[env_text], key, env.device)
                     n = tries.get(out.item.key, 0)
                     variant, kind = out.item.variant.content_hash, out.item.candidate.spec.kind
-                    if outliers.why(variant, kind, r) and odd.get(out.item.key, 0) < \
-                            OUTLIER_RETRIES:  # disturbed, not slow: once more
+                    if (
+                        outliers.why(variant, kind, r)
+                        and odd.get(out.item.key, 0) < OUTLIER_RETRIES
+                    ):  # disturbed, not slow: once more
                         odd[out.item.key] = odd.get(out.item.key, 0) + 1
                         store.add_attempt(m, session)
                         summary.remeasured += 1

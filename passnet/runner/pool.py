@@ -71,11 +71,13 @@ class LocalPool:
         # each slot's workers on cores of their own; on GPUs a few more cores per device are
         # kept for the one worker that times (passnet.evaluation.cpus)
         gpus = devices[0].startswith("cuda") and prepare_ahead > 1
-        split = split_cpus(len(self.slots), len(devices), TIMING_CORES if gpus else 0) if pin \
-            else None
+        split = (
+            split_cpus(len(self.slots), len(devices), TIMING_CORES if gpus else 0) if pin else None
+        )
         self.cpus = split[1] if split else None
-        self.timing_cpus = {d: sorted(t) for d, t in zip(devices, split[0], strict=True)} \
-            if split and gpus else {}
+        self.timing_cpus = (
+            {d: sorted(t) for d, t in zip(devices, split[0], strict=True)} if split and gpus else {}
+        )
         self._envs = {slot: environment(slot) for slot in dict.fromkeys(self.slots)}
         names = {env.device_name for env in self._envs.values()}
         if len(names) > 1:

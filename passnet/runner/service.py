@@ -52,8 +52,11 @@ class EvaluateRequest(BaseModel):
     device: str = Field("cpu", description="cpu, cuda (any GPU the service holds) or cuda:N")
     with_inductor: bool = False
     prepare_ahead: int | None = Field(
-        None, ge=1, description="workers at once (default: one per variant on a GPU, up to the "
-        "service host's cores less one, at most 8; 1 on CPU)")
+        None,
+        ge=1,
+        description="workers at once (default: one per variant on a GPU, up to the "
+        "service host's cores less one, at most 8; 1 on CPU)",
+    )
 
 
 class BadRequest(ValueError):

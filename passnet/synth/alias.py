@@ -139,8 +139,9 @@ def alias_lines(chains: list[tuple[int, list[Step]]]) -> list[Stmt]:
                 items.append(method(value, "is_contiguous"))
                 contiguous = True
             elif verb == "view" and not contiguous:  # a view of a strided tensor: same shape only
-                items.append(BinOp("or", method(value, "is_contiguous"),
-                                   cmp("==", Attr(value, "shape"), dims)))  # type: ignore[arg-type]
+                assert dims is not None  # a view's target shape is known
+                same = cmp("==", Attr(value, "shape"), dims)
+                items.append(BinOp("or", method(value, "is_contiguous"), same))
             if verb == "contiguous":
                 continue
             new = Name(f"a{i}_{k}")

@@ -62,7 +62,7 @@ def _round(v, DT: tl.constexpr):
 
 
 '''
-_DOT = '''
+_DOT = """
 
 @triton.jit
 def _dot(a, b, DT: tl.constexpr):
@@ -76,8 +76,8 @@ def _dot(a, b, DT: tl.constexpr):
         return tl.dot(a.to(tl.float16), b.to(tl.float16), out_dtype=tl.float32)
     else:
         return tl.dot(a, b, input_precision="ieee")
-'''
-_EAGER_CUDA = '''
+"""
+_EAGER_CUDA = """
 
 @triton.jit
 def _stat(v, DT: tl.constexpr, EAGER_CUDA: tl.constexpr):
@@ -105,7 +105,7 @@ def _mean(total, n, EAGER_CUDA: tl.constexpr):
         return total * tl.math.div_rn(1.0 + tl.zeros_like(total), n + tl.zeros_like(total))
     else:
         return total / n
-'''
+"""
 _IMPORTS = "from passnet.passes.launch import cached\n"
 _PLANS = "from passnet.passes.plans import plan_cache\n"
 _MODE_DOC = {
@@ -178,8 +178,13 @@ def module_source(
         out = out.rstrip("\n") + "\n" + _EAGER_CUDA + "\n\n"
     ins: list[Expr] = [Tensor(j) for j in range(n_inputs)]
     out += pattern + "\n\n"
-    out += printer.function(FunctionDef("replacement_args", inputs(n_inputs),
-                                        (Return(tuple_of(ins)),)), printer.Context()) + "\n\n"
+    out += (
+        printer.function(
+            FunctionDef("replacement_args", inputs(n_inputs), (Return(tuple_of(ins)),)),
+            printer.Context(),
+        )
+        + "\n\n"
+    )
     out += body
     out += f"\n\ndef replacement_func():\n    return {fname}\n"
     return out
@@ -195,4 +200,3 @@ def _dispatch(fname: str, kernels: list[Kernel], n_inputs: int) -> FunctionDef:
         body.append(If(cmp("==", ranks, want), (Return(Call(f"_{fname}_r{r}", tuple(ins))),)))
     body.append(Raise(f"{fname}: an input of another rank than generated for"))
     return FunctionDef(fname, inputs(n_inputs), tuple(body), ("torch.fx.wrap",))
-

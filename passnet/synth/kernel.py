@@ -282,4 +282,3 @@ def build(b: Builder, store_views: bool = False) -> Kernel:
     return Kernel(phases, sorted(b.pointers), b.ints, b.strides, b.inputs, b.outputs,
                   b.shapes, [b.ops[n].name for n in b.nodes], set(b.helpers),
                   input_chains(b))  # fmt: skip
-

@@ -64,8 +64,10 @@ class Builder:
         self.strides: dict[str, tuple[int, int]] = {}
         self.pointers: set[int] = set()
         self.helpers: set[str] = set()  # module helpers the kernel calls (_dot, _mean, ...)
-        self.index_nodes = index_nodes(nodes, ops, outputs,  # type: ignore[arg-type]
-                                       lambda n: set(shapes.dtypes[n].vals) <= set(INT_RESULTS))
+        classified: dict[Node, Op | str] = dict(ops)
+        self.index_nodes = index_nodes(
+            nodes, classified, outputs, lambda n: set(shapes.dtypes[n].vals) <= set(INT_RESULTS)
+        )
         self.count = 0
         self.start_phase("flat", [], 0)
 
@@ -212,7 +214,7 @@ class Builder:
             raise Unfusable(f"{op.name} '{node.name}' is needed along the row it reduces")
         if red.axis is not None:  # the row walks that dim: cols there, the rest as at m
             a = red.axis
-            row = m[:a] + (self.name("cols", COL),) + m[a + (1 if red.keepdim else 0):]
+            row = m[:a] + (self.name("cols", COL),) + m[a + (1 if red.keepdim else 0) :]
             self.row_check(row, x, op.name, a)
             return row
         row = (m[:-k] if red.keepdim else m) + (self.name("cols", COL),)
@@ -343,7 +345,8 @@ class Builder:
         return (
             op is not None
             and x not in self.outputs
-            and isinstance(x, Node) and len(x.users) == 1
+            and isinstance(x, Node)
+            and len(x.users) == 1
             and op.defn.folds_into_reshape
         )
 

@@ -120,8 +120,9 @@ def expr(e: Expr, ctx: Context | None = None) -> str:
     if isinstance(e, Index):  # a tuple key bare: plan[in0.shape, in1.shape]
         key = e.key if isinstance(e.key, str) else expr(e.key, ctx)
         if isinstance(e.key, Tuple):
-            key = ", ".join(expr(x, ctx) for x in e.key.items) + ("," if len(e.key.items) == 1
-                                                                  else "")
+            key = ", ".join(expr(x, ctx) for x in e.key.items) + (
+                "," if len(e.key.items) == 1 else ""
+            )
         return f"{_wrapped(e.obj, prec(e.obj) < PRIMARY, ctx)}[{key}]"
     if isinstance(e, Tuple):
         items = [expr(x, ctx) for x in e.items]
@@ -208,8 +209,9 @@ def stmts(body: list[Stmt] | tuple[Stmt, ...], ctx: Context, depth: int = 1) -> 
         elif isinstance(s, Launch):
             out.append(f"{pad}{s.kernel}[{expr(s.grid, ctx)}](")
             for a in s.args:
-                text = f"{expr(a[0], ctx)}={expr(a[1], ctx)}" if isinstance(a, tuple) else expr(
-                    a, ctx)
+                text = (
+                    f"{expr(a[0], ctx)}={expr(a[1], ctx)}" if isinstance(a, tuple) else expr(a, ctx)
+                )
                 out.append(f"{pad}    {text},")
             out.append(f"{pad})")
         else:
@@ -236,7 +238,9 @@ def kernel(name: str, params: list, phases: list) -> str:
             body += stmts(ph.body, ctx, 1)
             continue
         last = i == len(phases) - 1
-        body.append("    " + ("else:" if last else "if pid < P1:" if i == 0 else f"elif pid < P{i + 1}:"))
+        body.append(
+            "    " + ("else:" if last else "if pid < P1:" if i == 0 else f"elif pid < P{i + 1}:")
+        )
         body += stmts(ph.body, ctx, 2)
     head = f"@cached\n@triton.jit\ndef {name}(\n" + "".join(f"    {p},\n" for p in sig)
     return head + "):\n" + "".join(f"{line}\n" for line in body)

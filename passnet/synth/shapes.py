@@ -222,7 +222,9 @@ def expand_to(shapes: Shapes, src: list[Dim], target: list[Dim], what: str) -> l
     return out
 
 
-def promote(shapes: Shapes, name: str, tensors: list[DType], actual: tuple[torch.dtype, ...]) -> DType:
+def promote(
+    shapes: Shapes, name: str, tensors: list[DType], actual: tuple[torch.dtype, ...]
+) -> DType:
     """Mixed operand dtypes promote as eager's do (bfloat16 * float32 is float32): the result
     takes the dtype of the operand that wins in every variant, a guard saying it wins at run
     time too; no such operand is a reason."""
@@ -240,4 +242,3 @@ def promote(shapes: Shapes, name: str, tensors: list[DType], actual: tuple[torch
             shapes.guard(cmp("==", Call("torch.promote_types", (other.python(), first.python())),
                              first.python()))  # fmt: skip
     return DType(first.literal, first.index, actual)
-

@@ -65,7 +65,7 @@ def synthesis_turns(files: dict[str, str], rules: list[dict[str, Any]],
             "pattern (the group's calls written back as the model makes them, loads and "
             f"stores following each tensor's strides):\n{plan}",
             *writes,
-        ),  # fmt: skip
+        ),
         _turn("Evaluate it on every graph.", _call(len(writes) + 1, "pass_evaluator", {})),
         _turn(verdict, _call(len(writes) + 2, "finish", {"summary": verdict})),
     ]

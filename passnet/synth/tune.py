@@ -156,7 +156,7 @@ def tune(
                 "gmean_us": round(math.exp(logs[i] / n), 3) if i in logs else None,
                 "tightest_t": tightest[i] if i in logs else None,
                 "dropped": failed.get(i),
-            }  # fmt: skip
+            }
             for i, cfg in enumerate(configs)
         ]
     }

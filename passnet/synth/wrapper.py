@@ -148,8 +148,12 @@ def _checks(fname: str, k: Kernel) -> list[Stmt]:
     """The rank check (first), then the guards: statements over ``s<j>``."""
     ranks = [cmp("!=", Call("len", (Name(f"s{j}"),)), len(k.shapes.dims[node]))
              for j, node in enumerate(k.inputs)]  # fmt: skip
-    out: list[Stmt] = [If(conj("or", ranks),  # type: ignore[arg-type]
-                          (Raise(f"{fname}: an input of another rank than generated for"),))]
+    out: list[Stmt] = [
+        If(
+            conj("or", ranks),  # type: ignore[arg-type]
+            (Raise(f"{fname}: an input of another rank than generated for"),),
+        )
+    ]
     if k.shapes.guards:
         out.append(Check(tuple(k.shapes.guards), f"{fname}: shapes outside those generated for"))
     return out
@@ -206,7 +210,8 @@ def _plain(fname: str, kname: str, k: Kernel, n_inputs: int, params: list[Param]
     body += [_alloc(i, k, _size(k, o)) for i, o in enumerate(k.outputs)]
     body += _grid(fname, k, tuning)
     args: list[Expr | tuple[Expr, Expr]] = [
-        (p.name, p.value) if p.role == "keyword" else p.value for p in params]
+        (p.name, p.value) if p.role == "keyword" else p.value for p in params
+    ]
     if tuning is not None:
         args.append((Name("num_warps"), Int(tuning.num_warps)))
     grid = _total(k)
@@ -228,8 +233,19 @@ def _planned(fname: str, kname: str, k: Kernel, n_inputs: int, params: list[Para
     ints = [p.value for p in params if p.role == "int"]
     grid = _total(k)
     body = _checks(fname, k) + _grid(fname, k, tuning)
-    body.append(Return(tuple_of([*(_size(k, o) for o in k.outputs), Tuple((grid,)),
-                                 cmp(">", grid, 0), tuple_of(ints), Dict(tuple(keywords))])))
+    body.append(
+        Return(
+            tuple_of(
+                [
+                    *(_size(k, o) for o in k.outputs),
+                    Tuple((grid,)),
+                    cmp(">", grid, 0),
+                    tuple_of(ints),
+                    Dict(tuple(keywords)),
+                ]
+            )
+        )
+    )
     body, found = hoist(body, 1)  # after the rank check
     leaves = [x for s in body for e in stmt_exprs(s) for x in walk(e)]
     if any(isinstance(x, Tensor) for x in leaves):

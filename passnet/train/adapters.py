@@ -123,7 +123,7 @@ def verl_rows(tasks: list[Task], device: str = "cuda", b: float = 0.1) -> list[d
             "ability": "compiler-pass",
             "reward_model": {"style": "rule", "ground_truth": row["task"]},
             "extra_info": {"index": i, "task": t.name},
-        }  # fmt: skip
+        }
         for i, (row, t) in enumerate(zip(grpo_rows(tasks, device, b), tasks, strict=True))
     ]
 

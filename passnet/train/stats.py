@@ -45,7 +45,7 @@ def dataset_stats(rows: list[dict[str, Any]], tokenizer: Any = None) -> dict[str
                         r["messages"], tools=r["tools"], tokenize=True, return_dict=True
                     )["input_ids"]
                 )
-            )  # fmt: skip
+            )
             for r in rows
         ]
         out["tokens"] = _spread(lengths)

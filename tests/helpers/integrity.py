@@ -23,10 +23,17 @@ BERT_1X12 = (
     ROOT / "examples" / "tasks" / "bert_add_layer_norm" / "graphs" / "float32" / "0_cut_1x12"
 )
 FAST = Parameters(
-    warmup=2, trials=6, rounds=2, max_reruns=0, timeout_s=300, fresh_trials=1, policy=False,
+    warmup=2,
+    trials=6,
+    rounds=2,
+    max_reruns=0,
+    timeout_s=300,
+    fresh_trials=1,
+    policy=False,
     audit_hook=False,
 )
 HAS_CUDA = torch.cuda.is_available() and os.environ.get("TRITON_INTERPRET") != "1"
+
 
 def bert_variant(dest: Path, rows: int = 12, dtype: str = "float32", tiny: bool = False) -> Variant:
     """The bundled BERT add + LayerNorm graph with ``rows`` tokens; ``tiny``: LayerNorm weight
@@ -72,7 +79,7 @@ def evaluate_jobs(jobs: dict, device: str, params: Parameters = FAST) -> dict[st
             if isinstance(folder, CandidateSpec)
             else CandidateSpec(kind="pass", pass_dir=str(folder))
         )
-        return evaluate_variant(variant, spec, device=device, parameters=params)  # fmt: skip
+        return evaluate_variant(variant, spec, device=device, parameters=params)
 
     with ThreadPoolExecutor(max_workers=2 if device == "cpu" else 4) as pool:
         return dict(zip(jobs, pool.map(one, jobs.values()), strict=True))

@@ -21,4 +21,3 @@ class Library(ResolvedPerTask):
         if not arg:
             raise ValueError("library:DIR needs a pass library folder (DIR/<task>/pass)")
         return CandidateSpec(kind=self.name, pass_dir=str(Path(arg).resolve()))
-

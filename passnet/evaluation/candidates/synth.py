@@ -32,4 +32,3 @@ class Synth(ResolvedPerTask):
             raise ValueError(f"unknown synth keep rule {keep!r}; known: {', '.join(KEEP)}")
         # the default keeps no option, so its candidate id is the one runs had before
         return CandidateSpec(kind=self.name, options={} if keep == "win" else {"keep": keep})
-

@@ -47,8 +47,10 @@ class Linear(OpDef):
 
     def bind(self, key: str, node: Node, rank: int) -> Op | str | None:
         b = bind(node, ["input", "weight", "bias"], {"bias": None})
-        if b is None or not isinstance(b["weight"], Node) or not (
-            b["bias"] is None or isinstance(b["bias"], Node)
+        if (
+            b is None
+            or not isinstance(b["weight"], Node)
+            or not (b["bias"] is None or isinstance(b["bias"], Node))
         ):
             return "linear with unexpected arguments"
         return self.op([b["input"], b["weight"], b["bias"]])

@@ -226,8 +226,9 @@ class BatchNorm(OpDef):
         if mean is None or var is None:
             raise Unfusable("batch_norm without running statistics")
         v = b.value(x, m)
-        inv = b.let(call("tl.math.div_rn", ones(b, var),
-                         call("tl.math.sqrt_rn", var + op.attrs["eps"])))
+        inv = b.let(
+            call("tl.math.div_rn", ones(b, var), call("tl.math.sqrt_rn", var + op.attrs["eps"]))
+        )
         return b.round(affine(b, b.let(v - mean), inv, weight, bias), node)
 
 

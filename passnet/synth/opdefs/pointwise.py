@@ -227,7 +227,9 @@ class Sin(Unary):
 
 
 @register
-class Hardsigmoid(Unary):  # MobileNetV3's gate, as CUDA computes it: min(max(x + 3, 0), 6) * (1 / 6)
+class Hardsigmoid(
+    Unary
+):  # MobileNetV3's gate, as CUDA computes it: min(max(x + 3, 0), 6) * (1 / 6)
     name, targets = "hardsigmoid", (F + "hardsigmoid",)
 
     def emit(self, b: Builder, a: Expr) -> Expr:
