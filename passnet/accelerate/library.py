@@ -31,6 +31,7 @@ from typing import Any
 from torch.fx import GraphModule, Node
 
 # The matcher's own search and rewrite, so a rule fires identically here and in a task.
+from passnet.core.bundled import missing_hint
 from passnet.passes.loader import RULES_FILE, PassLoadError, PassRule, load_pass_dir
 from passnet.passes.matcher import (
     Match,
@@ -121,7 +122,9 @@ def discover(path: str | Path) -> list[Path]:
     ``pass_dir`` and ``snapshots`` skipped), sorted by path."""
     root = Path(path)
     if not root.is_dir():
-        raise LibraryError(f"{path}: not a folder (expected a pass folder or a folder of them)")
+        raise LibraryError(
+            f"{path}: not a folder (expected a pass folder or a folder of them){missing_hint(path)}"
+        )
     if (root / RULES_FILE).is_file():
         return [root]
     if (root / "trajectories.jsonl").is_file() and (root / "attempts").is_dir():

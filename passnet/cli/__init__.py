@@ -11,7 +11,8 @@ import typer
 
 app = typer.Typer(
     name="passnet",
-    help="LLM-written compiler passes for PyTorch: evaluate passes and compilers on PassBench tasks.",
+    help="Evaluate LLM-written compiler passes and compilers for PyTorch on PassBench tasks.",
+    epilog="Example: passnet bench -c eager,inductor --limit 5",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -29,6 +30,7 @@ _SUBCOMMAND_MODULES = (
     "passnet.cli.evaluate",
     "passnet.cli.serve",
     "passnet.cli.bench",
+    "passnet.cli.data",
     "passnet.cli.reports",
     "passnet.cli.agent",
     "passnet.cli.dataset",

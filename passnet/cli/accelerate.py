@@ -141,9 +141,11 @@ def accelerate_cmd(
         ),  # fmt: skip
     ] = None,
 ) -> None:
-    """Compile MODEL with a pass library inside torch.compile; report which rules fired where,
-    check outputs against eager, time eager vs Inductor vs passnet (docs/accelerate.md).
-    Exit 0 correct, 1 incorrect, 2 usage error."""
+    """Compile MODEL with a pass library inside torch.compile, check it against eager, time it.
+
+    Reports which rules fired where, checks the outputs against eager and times eager vs
+    Inductor vs passnet (docs/accelerate.md). Exit 0 correct, 1 incorrect, 2 usage error.
+    """
     _check_options(device, inner, order, json_out)
     library, loaded = _load(model, passes, order, batch, size, device, dtype, min_speedup)
     for folder, speedup in library.skipped:
@@ -211,4 +213,6 @@ def _write_json(result: AccelerateResult, json_out: Path) -> None:
 
 
 def register(app: typer.Typer) -> None:
-    app.command("accelerate")(accelerate_cmd)
+    app.command(
+        "accelerate", epilog="Example: passnet accelerate bert --passes examples/synth_passes"
+    )(accelerate_cmd)

@@ -24,6 +24,7 @@ from rich.table import Table
 from passnet.cli.common import device_list
 from passnet.cli.common import fail as _fail
 from passnet.cli.options import CiTarget, Device, EvalServer, PrepareAheadAuto, Trials, Warmup
+from passnet.core.bundled import missing_hint
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -37,8 +38,14 @@ if TYPE_CHECKING:
 console = Console()
 err = Console(stderr=True)
 
-agent_app = typer.Typer(help="PassAgent: LLM-written passes with evaluator feedback.")
-task_app = typer.Typer(help="Work a task from a shell: print its prompt, submit a pass folder.")
+agent_app = typer.Typer(
+    help="Let an LLM write passes with the evaluator's feedback (PassAgent), or replay its runs.",
+    epilog="Example: passnet agent run examples/suite --model M --base-url http://localhost:8000/v1",
+)
+task_app = typer.Typer(
+    help="Work a task from a shell: print its prompt, submit a pass folder.",
+    epilog="Example: passnet task prompt examples/tasks/bert_add_layer_norm",
+)
 
 
 SUBMIT_EXIT = {"ok": 0, "incorrect": 1, "usage": 2, "failed": 3}
@@ -138,7 +145,11 @@ EvalDevices = Annotated[
 ]
 
 
-@agent_app.command("run")
+@agent_app.command(
+    "run",
+    epilog="Example: passnet agent run examples/suite --model M "
+    "--base-url http://localhost:8000/v1 --attempts 4",
+)
 def run_cmd(
     suite: Annotated[Path, typer.Argument(help="a task folder or a folder of task folders")],
     model: ModelName,
@@ -325,7 +336,9 @@ def _on_event(kind: str, spec: AttemptSpec, record: AttemptRecord | None) -> Non
         err.print(f"[red]failed {spec.task_name} #{spec.attempt}[/] (reason at the end)")
 
 
-@agent_app.command("replay")
+@agent_app.command(
+    "replay", epilog="Example: passnet agent replay runs/agent/trajectories.jsonl --reevaluate"
+)
 def replay_cmd(
     trajectories: Annotated[Path, typer.Argument(help="trajectories.jsonl of a run")],
     task_dir: Annotated[Path | None, typer.Option(help="the task folder, if it moved")] = None,
@@ -376,7 +389,9 @@ def replay_cmd(
         raise typer.Exit(code=1)
 
 
-@task_app.command("prompt")
+@task_app.command(
+    "prompt", epilog="Example: passnet task prompt examples/tasks/bert_add_layer_norm"
+)
 def prompt_cmd(
     task: Annotated[Path, typer.Argument(help="task folder")],
     device: Annotated[str, typer.Option(help="device the pass will be evaluated on")] = "cpu",
@@ -397,7 +412,11 @@ def prompt_cmd(
     )
 
 
-@task_app.command("submit")
+@task_app.command(
+    "submit",
+    epilog="Example: passnet task submit examples/tasks/bert_add_layer_norm "
+    "examples/passes/add_layer_norm",
+)
 def submit_cmd(
     task: Annotated[Path, typer.Argument(help="task folder")],
     pass_dir: Annotated[Path, typer.Argument(help="your pass folder")],
@@ -422,7 +441,7 @@ def submit_cmd(
 
     devices = device_list(device)
     if not pass_dir.is_dir():
-        _fail(f"pass folder {pass_dir} does not exist.")
+        _fail(f"pass folder {pass_dir} does not exist{missing_hint(pass_dir)}.")
     try:
         loaded = load_task(task)
     except TaskError as exc:

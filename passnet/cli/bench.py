@@ -122,7 +122,11 @@ def _progress(total_label: str):  # noqa: ANN202 - (Progress, on_start, on_resul
 # Options of ``bench`` whose help would crowd its signature.
 Suite = Annotated[
     Path | None,
-    typer.Argument(help=f"suite folder (task folders), or one task (default: {DEFAULT_SUITE})"),
+    typer.Argument(
+        help="suite folder (task folders), or one task (default: ./"
+        f"{DEFAULT_SUITE} where there is one, else the bundled suite: `passnet data list`)",
+        show_default=False,
+    ),
 ]
 Candidates = Annotated[
     list[str] | None,
@@ -454,6 +458,8 @@ def export_cmd(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("bench")(bench_cmd)
-    app.command("runs")(runs_cmd)
-    app.command("export")(export_cmd)
+    app.command("bench", epilog="Example: passnet bench -c eager,inductor --limit 5")(bench_cmd)
+    app.command("runs", epilog="Example: passnet runs --store runs/passnet.db")(runs_cmd)
+    app.command("export", epilog="Example: passnet export latest --out runs/latest.parquet")(
+        export_cmd
+    )

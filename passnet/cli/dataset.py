@@ -17,7 +17,9 @@ console = Console()
 err = Console(stderr=True)
 dataset_app = typer.Typer(
     name="dataset",
-    help="PassNet-Dataset: capture real models, decompose graphs, group tasks, export suites.",
+    help="Build PassNet-Dataset: capture real models, decompose graphs, group tasks, export "
+    "suites.",
+    epilog="Example: passnet dataset build bert --shapes 1x16,4x128",
     no_args_is_help=True,
 )
 
@@ -57,7 +59,7 @@ def _report(report, fail_exit: bool = False) -> None:  # noqa: ANN001 - StageRep
         raise typer.Exit(code=1)
 
 
-@dataset_app.command("build")
+@dataset_app.command("build", epilog="Example: passnet dataset build bert --shapes 1x16,4x128")
 def build_cmd(
     models: Annotated[
         list[str] | None, typer.Argument(help="zoo model names [all available]")
@@ -94,7 +96,9 @@ def build_cmd(
     _report(report)
 
 
-@dataset_app.command("import")
+@dataset_app.command(
+    "import", epilog="Example: passnet dataset import /data/graphnet/samples --family bert"
+)
 def import_cmd(
     paths: Annotated[list[Path], typer.Argument(help="GraphNet sample folders (any depth)")],
     root: Root = DEFAULT_ROOT,
@@ -102,8 +106,10 @@ def import_cmd(
     workers: Workers = 0,
     retry_failed: Annotated[bool, typer.Option(help="retry imports that failed before")] = False,
 ) -> None:
-    """Import GraphNet graph folders (validated by running them) into the dataset; exit 1 if
-    any folder is not in (failed now or before, or no graph below a path)."""
+    """Import GraphNet graph folders (validated by running them) into the dataset.
+
+    Exit 1 if any folder is not in (failed now or before, or no graph below a path).
+    """
     from passnet.dataset import pipeline
 
     try:
@@ -114,7 +120,7 @@ def import_cmd(
     _report(report, fail_exit=True)  # the valid graphs are in; the exit code says some were not
 
 
-@dataset_app.command("decompose")
+@dataset_app.command("decompose", epilog="Example: passnet dataset decompose --kinds fusible")
 def decompose_cmd(
     root: Root = DEFAULT_ROOT,
     kinds: Annotated[str, typer.Option(help="fusible,typical,single")] = "fusible,typical,single",
@@ -154,7 +160,7 @@ def decompose_cmd(
     _report(report, fail_exit=True)  # the subgraphs cut are in; exit 1 says some graphs failed
 
 
-@dataset_app.command("tasks")
+@dataset_app.command("tasks", epilog="Example: passnet dataset tasks --curate --device cuda")
 def tasks_cmd(
     root: Root = DEFAULT_ROOT,
     kinds: Annotated[str, typer.Option(help="subgraph kinds to group")] = "fusible",
@@ -202,13 +208,13 @@ def tasks_cmd(
         _fail(str(e))
 
 
-@dataset_app.command("stats")
+@dataset_app.command("stats", epilog="Example: passnet dataset stats --tasks")
 def stats_cmd(
     root: Root = DEFAULT_ROOT,
     as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
     tasks: Annotated[bool, typer.Option("--tasks", help="list tasks")] = False,
 ) -> None:
-    """Counts: models, captures, dedup ratio, subgraphs per kind, variants, tasks, splits."""
+    """Print counts: models, captures, dedup ratio, subgraphs per kind, variants, tasks, splits."""
     from passnet.dataset.catalog import Catalog
     from passnet.dataset.export import stats
 
@@ -235,7 +241,7 @@ def stats_cmd(
         console.print(table)
 
 
-@dataset_app.command("export")
+@dataset_app.command("export", epilog="Example: passnet dataset export runs/my_suite --split bench")
 def export_cmd(
     out: Annotated[Path, typer.Argument(help="folder (task folders) or FILE.parquet")],
     root: Root = DEFAULT_ROOT,
@@ -246,7 +252,7 @@ def export_cmd(
     limit: Annotated[int | None, typer.Option(help="at most this many tasks")] = None,
     overwrite: Annotated[bool, typer.Option(help="replace a non-empty folder")] = False,
 ) -> None:
-    """Export tasks as PassNet task folders (``passnet eval`` runs them) or as Parquet."""
+    """Export tasks as PassNet task folders (passnet eval runs them) or as Parquet."""
     from passnet.dataset.catalog import Catalog
     from passnet.dataset.export import export_folders, export_parquet, select_tasks
 

@@ -29,6 +29,7 @@ from passnet.cli.options import (
     Trials,
     Warmup,
 )
+from passnet.core.bundled import missing_hint
 
 if TYPE_CHECKING:
     from passnet.core.results import CandidateSpec, Parameters, TaskResult
@@ -130,7 +131,7 @@ def eval_cmd(
     if server is None:  # a service checks its own devices
         check_device(device)
     if pass_dir is not None and not pass_dir.is_dir():
-        _fail(f"pass folder {pass_dir} does not exist.")
+        _fail(f"pass folder {pass_dir} does not exist{missing_hint(pass_dir)}.")
     check_out_file(json_out, "--json")  # before evaluating, which would be lost
     params = default_parameters(
         device,
@@ -259,4 +260,8 @@ def _write_json(result: TaskResult, json_out: Path) -> None:
 
 
 def register(app: typer.Typer) -> None:
-    app.command("eval")(eval_cmd)
+    app.command(
+        "eval",
+        epilog="Example: passnet eval examples/tasks/bert_add_layer_norm "
+        "--pass-dir examples/passes/add_layer_norm",
+    )(eval_cmd)

@@ -36,7 +36,7 @@ def report_cmd(
     b: Annotated[float | None, typer.Option(help="override the runs' failure score b")] = None,
     p: Annotated[float | None, typer.Option(help="override the runs' slowdown exponent p")] = None,
 ) -> None:
-    """Leaderboard, ES_t and speedup plots and an HTML page for runs (several: side by side)."""
+    """Write a leaderboard, ES_t and speedup plots and an HTML page for runs, side by side."""
     import sqlite3
 
     from passnet.reports import build_leaderboard, print_leaderboard, write_report
@@ -64,4 +64,4 @@ def report_cmd(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("report")(report_cmd)
+    app.command("report", epilog="Example: passnet report latest --out runs/report")(report_cmd)

@@ -50,4 +50,4 @@ def serve_cmd(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("serve")(serve_cmd)
+    app.command("serve", epilog="Example: passnet serve --device cuda --port 8765")(serve_cmd)

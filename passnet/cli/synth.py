@@ -12,6 +12,7 @@ import typer
 from passnet.cli.common import check_device
 from passnet.cli.common import fail as _fail
 from passnet.cli.options import Timeout
+from passnet.core.bundled import missing_hint
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -101,7 +102,7 @@ def _tasks(target: Path, device: str, keep: str, filter_: list[str] | None) -> l
     from passnet.synth.driver import task_folders
 
     if not target.is_dir():
-        _fail(f"{target} is not a task or suite folder.")
+        _fail(f"{target} is not a task or suite folder{missing_hint(target)}.")
     check_device(device)
     if keep not in KEEP:
         _fail(f"unknown --keep {keep!r}; use one of: {', '.join(KEEP)}.")
@@ -168,4 +169,6 @@ def _write_summary(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("synth")(synth_cmd)
+    app.command(
+        "synth", epilog="Example: passnet synth examples/suite --out runs/synth --keep correct"
+    )(synth_cmd)

@@ -16,11 +16,15 @@ import typer
 
 from passnet.cli.common import console
 from passnet.cli.common import fail as _fail
+from passnet.core.bundled import missing_hint
 
 if find_spec("trl") is None:  # skipped by passnet.cli's registration loop
     raise ModuleNotFoundError("passnet train needs: pip install 'passnet[train]'", name="trl")
 
-train_app = typer.Typer(help="Fine-tune on trajectories: export a chat dataset, SFT, tiny models.")
+train_app = typer.Typer(
+    help="Fine-tune on trajectories: export a chat dataset, SFT, GRPO, tiny models.",
+    epilog="Example: passnet train sft runs/sft-data --model Qwen/Qwen2.5-0.5B --out runs/sft",
+)
 
 
 def _quiet_datasets() -> None:
@@ -29,7 +33,10 @@ def _quiet_datasets() -> None:
     disable_progress_bar()
 
 
-@train_app.command("export")
+@train_app.command(
+    "export",
+    epilog="Example: passnet train export runs/agent --out runs/sft-data --exclude-suite examples/heldout",
+)
 def export_cmd(
     trajectories: Annotated[
         list[Path],
@@ -57,8 +64,10 @@ def export_cmd(
     ] = 0.0,
     seed: Annotated[int, typer.Option(help="seed of the validation split")] = 0,
 ) -> None:
-    """Trajectories to a chat fine-tuning dataset (datasets folder + JSONL); refuses tasks of
-    the excluded suites."""
+    """Export trajectories as a chat fine-tuning dataset (datasets folder + JSONL).
+
+    Refuses tasks of the excluded suites (--exclude-suite).
+    """
     from passnet.train.export import ExportError, export_dataset
     from passnet.train.leak import LeakError
 
@@ -79,7 +88,7 @@ def export_cmd(
     console.print(f"dataset in {out} (datasets.load_from_disk, or the .jsonl files)")
 
 
-@train_app.command("stats")
+@train_app.command("stats", epilog="Example: passnet train stats runs/sft-data")
 def stats_cmd(
     dataset: Annotated[Path, typer.Argument(help="an exported folder or a .jsonl of rows")],
     tokenizer: Annotated[
@@ -87,7 +96,7 @@ def stats_cmd(
     ] = None,
     split: Annotated[str, typer.Option(help="split of a dataset folder")] = "train",
 ) -> None:
-    """Counts, turns, token lengths and score spread of a dataset."""
+    """Print counts, turns, token lengths and score spread of a dataset."""
     from passnet.train.export import ExportError, load_chat_dataset
     from passnet.train.stats import dataset_stats
 
@@ -104,7 +113,10 @@ def stats_cmd(
     console.print_json(json.dumps(dataset_stats(list(data), tok)))
 
 
-@train_app.command("sft")
+@train_app.command(
+    "sft",
+    epilog="Example: passnet train sft runs/sft-data --model Qwen/Qwen2.5-0.5B --out runs/sft",
+)
 def sft_cmd(
     dataset: Annotated[Path, typer.Argument(help="an exported folder or a .jsonl of rows")],
     model: Annotated[str, typer.Option(help="base model: checkpoint folder or hub id")],
@@ -172,7 +184,9 @@ def sft_cmd(
     console.print(f"run it: passnet agent run SUITE --backend hf --model {out}")
 
 
-@train_app.command("grpo")
+@train_app.command(
+    "grpo", epilog="Example: passnet train grpo examples/suite --model runs/sft --out runs/grpo"
+)
 def grpo_cmd(
     tasks: Annotated[Path, typer.Argument(help="a task folder or a suite of task folders")],
     model: Annotated[str, typer.Option(help="policy: a checkpoint folder (after SFT)")],
@@ -191,7 +205,7 @@ def grpo_cmd(
     trials: Annotated[int | None, typer.Option(help="timed calls a side per evaluation")] = None,
     seed: Annotated[int, typer.Option(help="training seed")] = 0,
 ) -> None:
-    """GRPO with TRL against the evaluator's reward (AS less integrity penalties)."""
+    """Train a policy with GRPO (TRL) against the evaluator's reward (AS less integrity penalties)."""
     from passnet.core.results import default_parameters
     from passnet.dataset.task import TaskError, load_task
     from passnet.synth.driver import task_folders
@@ -199,7 +213,7 @@ def grpo_cmd(
 
     _quiet_datasets()
     if not tasks.is_dir():
-        _fail(f"{tasks} is not a task or suite folder.")
+        _fail(f"{tasks} is not a task or suite folder{missing_hint(tasks)}.")
     try:
         loaded = [load_task(p) for p in task_folders(tasks)]
     except TaskError as exc:
@@ -221,7 +235,9 @@ def grpo_cmd(
     )
 
 
-@train_app.command("tiny-model")
+@train_app.command(
+    "tiny-model", epilog="Example: passnet train tiny-model runs/tiny --dataset runs/sft-data"
+)
 def tiny_cmd(
     out: Annotated[Path, typer.Argument(help="checkpoint folder to write")],
     dataset: Annotated[
@@ -233,7 +249,7 @@ def tiny_cmd(
     vocab_size: Annotated[int, typer.Option(help="BPE vocabulary")] = 4000,
     seed: Annotated[int, typer.Option(help="initialisation seed")] = 0,
 ) -> None:
-    """A randomly initialised Llama chat model and BPE tokenizer, built here (no hub)."""
+    """Build a randomly initialised Llama chat model and BPE tokenizer here (no hub)."""
     from passnet.train.tiny import build_tiny_model, dataset_texts
 
     texts: list[str] = []

@@ -15,6 +15,7 @@ import fnmatch
 from dataclasses import dataclass
 from pathlib import Path
 
+from passnet.core.bundled import WHEEL_DATA, default_suite, missing_hint
 from passnet.core.hashing import digest
 from passnet.dataset import DEFAULT_SUITE  # re-exported: defined where the CLI needs no torch
 from passnet.dataset.task import GRAPH_LIST, Task, TaskError, Variant, load_task
@@ -101,13 +102,11 @@ class Suite:
 
 
 def resolve_suite_path(path: Path | str | None) -> Path:
-    """``path`` as given, else DEFAULT_SUITE relative to the cwd or the repository root."""
+    """``path`` as given, else DEFAULT_SUITE of the working directory where it is there, else
+    the bundled suite (a checkout's or the installed wheel's; ``passnet.core.bundled``)."""
     if path is not None:
         return Path(path).resolve()
-    here = Path(DEFAULT_SUITE)
-    if here.is_dir():
-        return here.resolve()
-    return (Path(__file__).resolve().parents[2] / DEFAULT_SUITE).resolve()
+    return default_suite() or Path(DEFAULT_SUITE).resolve()
 
 
 def _is_task_folder(folder: Path) -> bool:
@@ -155,7 +154,13 @@ def load_suite(
     dtypes = tuple(d.removeprefix("torch.") for d in dtypes)
     root = resolve_suite_path(path)
     if not root.is_dir():
-        raise SuiteError(f"{root}: no such suite folder")
+        if path is None:
+            raise SuiteError(
+                f"no SUITE given and no bundled suite: neither ./{DEFAULT_SUITE} nor "
+                f"{WHEEL_DATA / 'suite'} exists; give a suite folder, or reinstall passnet "
+                "from its wheel (it ships the suite)"
+            )
+        raise SuiteError(f"{root}: no such suite folder{missing_hint(path)}")
     folders = _task_folders(root)
     if not folders:
         raise SuiteError(f"{root}: neither a task folder nor a folder of task folders")

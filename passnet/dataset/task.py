@@ -13,6 +13,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from passnet.core.bundled import missing_hint
 from passnet.graph.sample import SampleError, graph_hash, load_sample
 
 GRAPH_LIST = "graph_list.txt"
@@ -98,7 +99,7 @@ def load_task(path: Path | str) -> Task:
     """A task from a task folder, a single graph folder, or any folder of graph folders."""
     folder = Path(path).resolve()
     if not folder.is_dir():
-        raise TaskError(f"{folder}: no such task folder")
+        raise TaskError(f"{folder}: no such task folder{missing_hint(path)}")
     if (folder / GRAPH_LIST).is_file():
         variants = _from_graph_list(folder)
     elif (folder / "model.py").is_file():

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from passnet.core.bundled import missing_hint
 from passnet.core.hashing import canonical_json, digest
 from passnet.core.results import CandidateSpec
 from passnet.dataset.suite import SuiteError, folder_digest
@@ -26,7 +27,7 @@ def candidate_id(spec: CandidateSpec) -> tuple[str, str]:
         folder = Path(str(spec.pass_dir))
         if not folder.is_dir():
             what = "pass folder" if spec.kind == "pass" else "pass library"
-            raise SuiteError(f"{what} {folder} does not exist")
+            raise SuiteError(f"{what} {folder} does not exist{missing_hint(folder)}")
         content = folder_digest(folder)
     elif spec.kind == "synth":
         content = synth_code_hash()
