@@ -206,7 +206,7 @@ def choose_and_export(args: argparse.Namespace, run: str, t0: float) -> None:
             "built_by": "python scripts/build_suite.py",
             "curated_on": f"{args.device} ({environment(args.device).device_name})",
             "curation": {
-                "rule": "passnet.dataset.curation.choose_suite (docs/dataset.md section 7)",
+                "rule": "passnet.dataset.curation.choose_suite (docs/suites.md)",
                 "run": run, "store": Path(args.store).name, "pool_tasks": n_pool,
                 "pool_inductor_not_faster": lose_pool, "suite_inductor_not_faster": lose,
                 "per_family": args.per_family, "min_families": args.min_families,

@@ -153,7 +153,7 @@ fi
 # REBUILD_BUDGET caps the seconds this call spends building and curating.
 SUITE_DIR=${SUITE_DIR:-examples/suite}
 # SUITE_TGZ=examples/graphnet_suite.tgz: measure a packed suite (the 201-task GraphNet corpus
-# suite, docs/dataset.md 6d) instead: unpacked under /tmp, its folder becomes SUITE_DIR.
+# suite, docs/suites.md) instead: unpacked under /tmp, its folder becomes SUITE_DIR.
 if [ -n "${SUITE_TGZ:-}" ]; then
   mkdir -p /tmp/suite-tgz && tar xzf "$SUITE_TGZ" -C /tmp/suite-tgz
   SUITE_DIR=/tmp/suite-tgz/$(tar tzf "$SUITE_TGZ" | head -1 | cut -d/ -f1)

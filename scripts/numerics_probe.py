@@ -1,9 +1,9 @@
 """How far a pass and eager each are from eager's own float32 computation, per variant.
 
 The harness compares a pass with eager in the variant's dtype (SPEC section 5). On half
-precision, eager's own rounding after a norm or a reduction is chaotic (docs/synth.md, fifth
-session): a pass can miss t = -5 against eager while being as close to the exact result as
-eager is. For each variant (or those matching ``--graph``) this prints three tightest passing
+precision, eager's own rounding after a norm or a reduction is chaotic
+(docs/results/h200-2026-12-04e.md): a pass can miss t = -5 against eager while being as close
+to the exact result as eager is. For each variant (or those matching ``--graph``) this prints three tightest passing
 levels, on the same seed-0 inputs:
 
 - ``pass_vs_eager``: what the harness scores;

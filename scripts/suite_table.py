@@ -5,7 +5,7 @@ with the task's ops and model families from suite.json; several runs side by sid
     python scripts/suite_table.py cpu=runs/cpu.db:RUN h200=gpu.db:RUN # columns: LABEL=STORE[:RUN]
     python scripts/suite_table.py gpu.db --by-dtype   # one cell per candidate: f32 / f16 / bf16
 
-Used for docs/dataset.md; prints to stdout. Speedups are G-means over the task's variants
+Used for the tables under docs/results/; prints to stdout. Speedups are G-means over the task's variants
 that were correct, with min-max across them; "ok" counts correct of measured variants. The
 numbers come from the leaderboard (passnet.reports), so they match `passnet report`.
 """

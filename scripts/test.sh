@@ -3,8 +3,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-.venv/bin/ruff check passnet tests scripts examples
-.venv/bin/ruff format --check passnet tests scripts examples  # pyproject.toml excludes data
+.venv/bin/ruff check passnet tests scripts examples setup.py
+.venv/bin/ruff format --check passnet tests scripts examples setup.py  # pyproject.toml excludes data
+.venv/bin/python scripts/check_docs.py  # Markdown: no build-order narration, no broken links
 .venv/bin/lint-imports  # the layers contract of pyproject.toml (README, "Layout")
 .venv/bin/python -m mypy  # the packages named in pyproject.toml's [tool.mypy]
 export TRITON_INTERPRET=1

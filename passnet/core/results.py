@@ -251,7 +251,7 @@ before and after. Correctness trials and the ghost check are not reduced."""
 CPU_TIMING = {"warmup": 10, "trials": 40}
 """Timing defaults on CPU (a pass there gets ``INTERPRETER_TIMING`` instead). Fewer calls than
 SPEC's GPU 25/100, but enough that a compiled CPU graph is past its slow first calls (thread-pool
-start, Inductor's compile workers settling; docs/runner.md, "Measured")."""
+start, Inductor's compile workers settling; docs/results/cpu-2026-12-02.md)."""
 
 
 def default_parameters(device: str, **overrides: object) -> Parameters:

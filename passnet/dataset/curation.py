@@ -1,4 +1,4 @@
-"""Choosing a long-tail suite from measured tasks (docs/dataset.md section 7).
+"""Choosing a long-tail suite from measured tasks (docs/suites.md).
 
 ``scripts/build_suite.py`` measures eager and default Inductor on every variant of every
 candidate task (all dtypes and shape buckets, ``passnet bench`` on the target device) and hands

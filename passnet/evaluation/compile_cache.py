@@ -23,7 +23,7 @@ def switched_off(value: str) -> bool:
 def compile_cache_dir() -> Path | None:
     """Inductor/Triton cache shared by baseline workers; None when ``PASSNET_COMPILE_CACHE``
     is ``off``. Without it every worker's private TMPDIR holds a cold cache and each Inductor
-    variant rebuilds what it could reuse (what sharing saves: docs/runner.md)."""
+    variant rebuilds what it could reuse (what sharing saves: docs/workers.md)."""
     setting = os.environ.get("PASSNET_COMPILE_CACHE", "")
     if switched_off(setting):
         return None

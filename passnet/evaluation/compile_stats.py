@@ -1,6 +1,6 @@
 """Where a worker's Triton time goes: compiles, cache hits, compiler stages, kernel loads.
 
-A pass worker's first call dominates its time on the GPU (docs/runner.md), and the phase
+A pass worker's first call dominates its time on the GPU (docs/results/h200-2026-12-04b.md), and the phase
 timer cannot say whether that is Triton compiling (and in which stage: ptxas is ``cubin``),
 loading a cached kernel, or something else. Triton reports every compile to
 ``triton.knobs.compilation.listener`` (with per-stage times and whether the cache answered);

@@ -1,7 +1,7 @@
 """The driver's side of the fork server: one zygote per kind of worker, a worker per fork.
 
 Starting a worker process costs an interpreter and torch's import (seconds: most of a small
-eager variant's time on a GPU host, docs/runner.md). A *zygote* (``passnet.evaluation.zygote``) pays that once per
+eager variant's time on a GPU host, docs/workers.md). A *zygote* (``passnet.evaluation.zygote``) pays that once per
 driver and kind of worker, and forks each worker on request: a clean image that has run no
 pass code and initialised no device, so every variant still gets a fresh process that shares
 nothing with any other variant. A kind is what the image bakes in: device kind and role

@@ -98,7 +98,7 @@ class SpawnLauncher:
 
     def start(self, spec: WorkerSpec, env: dict[str, str], fds: ChildFds) -> Process | None:
         # An Inductor baseline's worker imports Inductor before its request (most of a first
-        # compile's time on CPU, docs/runner.md); pass workers import only what the launch
+        # compile's time on CPU, docs/workers.md); pass workers import only what the launch
         # path needs (forkserver.preload_args).
         argv = [sys.executable, "-m", "passnet.evaluation.worker", "--result-fd",
                 str(fds.result), "--witness-fd", str(fds.witness), "--spec",

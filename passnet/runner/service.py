@@ -3,7 +3,7 @@ evaluation sent by ``passnet eval --server URL`` costs its own work only.
 
 A one-shot ``passnet eval`` pays, before its first variant, for the imports and the zygote
 that pass workers fork from: on the H200 the first evaluation of the 6-variant example task in
-a process took 13.8 s, later ones 3.9-4.3 s (docs/runner.md). The service pays that once. It
+a process took 13.8 s, later ones 3.9-4.3 s (docs/results/h200-2026-12-04d.md). The service pays that once. It
 evaluates exactly as ``passnet eval`` does: the same ``evaluate_task``, the same sandboxed
 workers, nothing of a pass in the service's own process, one task per device at a time (a
 request waits for a free device of its kind). It listens on 127.0.0.1 unless told otherwise;

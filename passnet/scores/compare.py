@@ -104,7 +104,7 @@ def worst_element(pairs: Sequence[tuple[Any, Any]], t: int) -> str:
 
 def _unravel(k: int, shape: tuple[int, ...]) -> list[int]:
     """The coordinates of flat (row-major) index ``k``: ``torch.unravel_index`` imports
-    sympy on first use, in a fresh worker's correctness phase (docs/runner.md, P2)."""
+    sympy on first use, in a fresh worker's correctness phase (docs/results/cpu-2026-12-05.md)."""
     where = []
     for size in reversed(shape):
         k, r = divmod(k, size)

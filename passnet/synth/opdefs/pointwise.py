@@ -7,7 +7,7 @@ divisions of two tensors and square roots are the IEEE-rounded ``div_rn``/``sqrt
 
 Kernels are launched with ``enable_fp_fusion=False`` (``emit``): each eager op rounds its
 result, so a product must not fuse with the next op's sum into one FMA, as Triton's default
-contraction did across the rounding to half precision (docs/synth.md, sixth session). Where
+contraction did across the rounding to half precision (docs/results/h200-2026-12-04f.md). Where
 eager's own kernel contracts inside one op (a norm's ``* weight + bias``, gelu's cubic term),
 the template says ``tl.fma``.
 """
