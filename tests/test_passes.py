@@ -597,7 +597,9 @@ def test_bert_layer_norm_matches_and_near_miss(tmp_path: Path) -> None:
     assert good.matches == 5  # the embeddings' ``+=`` (iadd) counts as add
     assert bad.diagnostic == (
         "closest candidate: node 'layer_norm' (torch.nn.functional.layer_norm) — "
-        "argument 1 (normalized_shape): pattern has (768,), graph has (128,)"
+        "argument 1 (normalized_shape): pattern has (768,), graph has (128,); declaring it "
+        'free would match it: FREE_LITERALS = {"normalized_shape": '
+        '"layer_norm.normalized_shape"} (docs/passes.md#free-literals)'
     )
     assert "pattern op 'layer_norm' takes argument 0 (input) from 'mul' (mul) but graph node" in (
         mul.diagnostic

@@ -158,15 +158,23 @@ def test_family_gets_a_correct_pass(
 
 
 def test_variants_with_other_literals_get_a_rule_each(tmp_path: Path) -> None:
+    """Hidden 16 and 128: a literal rule each under --literal-shapes; one generic rule (its
+    normalized_shape and eps free, docs/synth.md#generic-rules) by default."""
     name = "fusible_add_layer_norm_2f1524fe"  # hidden 16 (segformer) and 128 (vit)
     task = load_task(SUITE / name)
     small = [min((v for v in task.variants if v.dtype == "float32" and f"({h},)" in
                   (v.path / "model.py").read_text()), key=lambda v: _size(v.path)).path
              for h in (16, 128)]  # fmt: skip
     cut = write_task(tmp_path / name, small, name=name).path
-    r = synthesize_task(cut, tmp_path / "out", parameters=FAST)
-    assert r.status == "written", r.reason
+    r = synthesize_task(cut, tmp_path / "out", parameters=FAST, literal_shapes=True)
+    assert r.status == "written" and r.shapes == "literal", r.reason
     assert len(r.rules) == 2 and all(len(rule["variants"]) == 1 for rule in r.rules)
+    assert not any("free" in rule for rule in r.rules)
+    r = synthesize_task(cut, tmp_path / "generic", parameters=FAST)
+    assert r.status == "written" and r.shapes == "generic", r.reason
+    (rule,) = r.rules
+    assert len(rule["variants"]) == 2 and set(rule["free"]) == {"normalized_shape", "eps"}
+    assert r.verification is not None and r.verification["task_correct"]
 
 
 def test_copies_eager_never_makes_are_nothing_to_fuse(tmp_path: Path) -> None:

@@ -1,10 +1,13 @@
-"""Golden text of what the synthesizer emits (issue 37: synth as a compiler).
+"""Golden text of what the synthesizer emits (issue 37: synth as a compiler; issue 38:
+generic rules).
 
-The kernels and wrappers of a sample of tasks are checked as text against files in
-tests/data/synth-golden/ (each the part of rule 0's module from its ``@cached`` kernel to the
-end: kernel, plan, wrapper), written by the synthesizer before its IR and printer existed;
-and every pass of the library (examples/synth_passes) is regenerated from its task and its
-recorded launch shape and compared byte for byte. A change to emission fails here first; when
+The kernels and wrappers of a sample of tasks, as ``--literal-shapes`` emits them, are
+checked as text against files in tests/data/synth-golden/ (each the part of rule 0's module
+from its ``@cached`` kernel to the end: kernel, plan, wrapper), written by the synthesizer
+before its IR and printer existed; the generic rules of a second sample against
+tests/data/synth-golden/generic/ (from the ``FREE_LITERALS`` declaration, or the pattern, to
+the end); and every pass of the library (examples/synth_passes) is regenerated from its task,
+its recorded launch shape and shapes mode, and compared byte for byte. A change to emission fails here first; when
 it is meant, rewrite the sample with ``PASSNET_SYNTH_GOLDEN=update``, regenerate the library
 (scripts/synth_library.py) and say in the commit why the text changed.
 """
@@ -109,6 +112,20 @@ SAMPLES = [  # suite, task, keep rule, tuned, what its text covers
 ]
 
 
+GENERIC = [  # suite, task, keep rule, what its text covers
+    ("suite", "fusible_add_layer_norm_getitem_aa69a846", "win",
+     "LayerNorm: normalized_shape guarded against the row, eps and the row kernel arguments"),
+    ("suite", "fusible_mul_add_softmax_dropout_22a53d22", "correct",
+     "a scale as a kernel argument, the softmax dim guarded"),
+    ("suite", "fusible_linear_view_permute_contiguous_dff474bf", "win",
+     "a view's sizes in the wrapper's shape arithmetic"),
+    ("suite-cpu", "fusible_group_norm_gelu_4d7b3d1e", "win", "group norm's eps in _stat"),
+    ("suite", "fusible_batch_norm_relu_9cfe87c2", "win", "eval batch norm's eps"),
+    ("suite", "fusible_add_mul_93e8ce5e", "win",
+     "no free literal: dtype guards and rounding for any float dtype"),
+]  # fmt: skip
+
+
 def _task_dir(suite: str, name: str, tmp: Path) -> Path:
     if suite in SUITES:
         return SUITES[suite] / name
@@ -119,9 +136,10 @@ def _task_dir(suite: str, name: str, tmp: Path) -> Path:
     return tmp / suite / name
 
 
-def emitted(task_dir: Path, keep: str, tuning: Tuning | None) -> list[tuple[str, str]]:
+def emitted(task_dir: Path, keep: str, tuning: Tuning | None,
+            generic: bool = False) -> list[tuple[str, str]]:  # fmt: skip
     """The rule modules ``passnet synth`` writes for the task (``driver._synthesize``'s steps,
-    without verification)."""
+    without verification); ``generic``: its default rules, else ``--literal-shapes``'."""
     task = load_task(task_dir)
     traced, groups = [], []
     for variant in task.variants:
@@ -129,7 +147,7 @@ def emitted(task_dir: Path, keep: str, tuning: Tuning | None) -> list[tuple[str,
         found = select_all(traced[-1])
         assert not isinstance(found, str), found
         groups += found
-    return rule_modules(task.name, plan_rules(traced, groups), tuning)
+    return rule_modules(task.name, plan_rules(traced, groups, generic), tuning)
 
 
 def _same(got: str, want: str, what: str) -> None:
@@ -151,6 +169,20 @@ def test_emitted_kernel_and_wrapper_text(tmp_path: Path, suite: str, name: str, 
     _same(text, golden.read_text(), f"{name} ({what})")
 
 
+@pytest.mark.parametrize("suite,name,keep,what", GENERIC, ids=[s[1] for s in GENERIC])
+def test_emitted_generic_rule_text(tmp_path: Path, suite: str, name: str, keep: str,
+                                   what: str) -> None:  # fmt: skip
+    stem, source = emitted(_task_dir(suite, name, tmp_path), keep, None, generic=True)[0]
+    assert stem == f"synth_{name}_0"
+    start = source.find("FREE_LITERALS = {")
+    text = source[start if start >= 0 else source.index("def pattern(") :]
+    golden = GOLDEN / "generic" / f"{name}.txt"
+    if UPDATE:
+        golden.parent.mkdir(exist_ok=True)
+        golden.write_text(text)
+    _same(text, golden.read_text(), f"{name} generic ({what})")
+
+
 def test_the_library_regenerates_byte_for_byte() -> None:
     """Each library pass, emitted again from its task with the launch shape its synth.json
     records, is the committed text: no pass changes unless emission does."""
@@ -161,7 +193,8 @@ def test_the_library_regenerates_byte_for_byte() -> None:
         report = json.loads((folder / "synth.json").read_text())
         chosen = (report.get("tuning") or {}).get("chosen")
         modules = emitted(SUITES["suite"] / report["name"], report.get("keep", "win"),
-                          Tuning(**chosen) if chosen else None)  # fmt: skip
+                          Tuning(**chosen) if chosen else None,
+                          report.get("shapes", "literal") == "generic")  # fmt: skip
         names = json.loads((folder / "pass" / "sorted_output_pass_rule_names.json").read_text())
         assert [stem for stem, _ in modules] == names, folder.name
         for stem, source in modules:

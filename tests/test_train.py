@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -156,8 +157,8 @@ def test_checkpoint_drives_the_agent_with_the_hf_backend(chain: dict) -> None:
 def _wrong(files: dict[str, str]) -> dict[str, str]:
     """The synthesised pass with its add turned into a subtraction: runs, and is wrong."""
     out = {}
-    for name, text in files.items():
-        out[name] = text.replace("t11 = t8 + t10", "t11 = t8 - t10")
+    for name, text in files.items():  # the kernel's first sum of two values: the add
+        out[name] = re.sub(r"(\bt\d+ = t\d+) \+ (t\d+\n)", r"\1 - \2", text, count=1)
     assert out != files
     return out
 

@@ -10,7 +10,8 @@ the result is made to agree with that promise: an output aliasing an input is
 copied (custom ops may not return views), an output whose strides differ from the pattern's is
 copied into the pattern's layout (found once per input layout on the meta device), and a
 shape or dtype the pattern does not produce is an error naming the rule. One op is registered
-per rule and argument signature (``passnet::<rule>_<n>``); inference only (no autograd formula).
+per rule, argument signature and binding of the rule's free literals (``passnet::<rule>_<n>``:
+the match's literals are constants of its op); inference only (no autograd formula).
 """
 
 from __future__ import annotations
@@ -22,14 +23,14 @@ from typing import Any
 import torch
 from torch.fx import Node
 
-from passnet.accelerate.library import LibraryRule
+from passnet.accelerate.library import LibraryRule, binding_key
 from passnet.passes.matcher import Match, Replacement
 
 NAMESPACE = "passnet"
 _counter = itertools.count()
 _OPS: dict[
-    tuple[int, str], tuple[Any, Any]
-] = {}  # (id(rule), schema) -> (rule, op); rule kept alive
+    tuple[int, str, str], tuple[Any, Any]
+] = {}  # (id(rule), schema, binding) -> (rule, op); rule kept alive
 
 
 def _example(node: Node) -> Any:
@@ -64,34 +65,36 @@ def op_target(r: LibraryRule, m: Match) -> Replacement | str:
         return f"{where}: an output of the match is not a tensor"
     ret = "Tensor" if len(outs) == 1 else f"({', '.join(['Tensor'] * len(outs))})"
     schema = f"({', '.join(f'{t} a{i}' for i, t in enumerate(types))}) -> {ret}"
-    key = (id(r.rule), schema)
+    key = (id(r.rule), schema, binding_key(m.bound))
     if key not in _OPS:
         try:
-            _OPS[key] = (r.rule, _register(r, schema, len(outs)))
+            _OPS[key] = (r.rule, _register(r, schema, len(outs), dict(m.bound)))
         except Exception as e:  # noqa: BLE001 - any refusal means: run this graph eagerly
             return f"{where}: torch.library refused the op {schema}: {type(e).__name__}: {e}"
-    return Replacement(_OPS[key][1], r.rule.name, None)
+    return Replacement(_OPS[key][1], r.rule.name, None, keywords=False)
 
 
-def _register(r: LibraryRule, schema: str, n_out: int) -> Any:
+def _register(r: LibraryRule, schema: str, n_out: int, bound: dict[str, Any]) -> Any:
+    """The op for one signature and one binding of the rule's free literals (``bound``)."""
     rule = r.rule
     name = f"{re.sub(r'[^0-9A-Za-z_]', '_', rule.name)}_{next(_counter)}"
     layouts: dict[tuple, list | None] = {}
+    pattern = r.pattern_for(bound)
 
     def impl(*args: Any) -> Any:
-        out = r.call(*args)  # a guard's ValueError runs the pattern instead (library.py)
+        out = r.call(*args, **bound)  # a guard's ValueError runs the pattern instead (library.py)
         outs = list(out) if n_out > 1 else [out]
         if len(outs) != n_out:
             raise RuntimeError(
                 f"{r.label}: replacement returned {len(outs)} values, pattern {n_out}"
             )
-        expected = _layouts(rule.pattern, args, layouts)
+        expected = _layouts(pattern, args, layouts)
         fixed = tuple(_conform(o, args, None if expected is None else expected[i], r.label)
                       for i, o in enumerate(outs))  # fmt: skip
         return fixed if n_out > 1 else fixed[0]
 
     def fake(*args: Any) -> Any:
-        out = rule.pattern(*args)
+        out = pattern(*args)
         outs = list(out) if n_out > 1 else [out]
         fresh = tuple(o.new_empty_strided(o.size(), o.stride()) for o in outs)
         return fresh if n_out > 1 else fresh[0]

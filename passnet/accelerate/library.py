@@ -16,8 +16,9 @@ first, folder order breaking ties: a bigger fusion beats a smaller one sharing n
 at the price of a folder's own order.
 
 A replacement that raises ValueError on a call (its guard refusing a rank or layout it was not
-written for, at a site its pattern matched) falls back to the pattern for that call; such
-calls are counted per rule (``fallback_calls``), never hidden.
+written for, at a site its pattern matched) falls back to the pattern for that call (with the
+match's free literals, ``pattern.bound_pattern``); such calls are counted per rule
+(``fallback_calls``), never hidden.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ from passnet.passes.matcher import (
     replace_match,
     toposort,
 )
-from passnet.passes.pattern import prepare_pattern
+from passnet.passes.pattern import bound_pattern, free_literals, prepare_pattern
 
 ORDERS = ("folders", "larger")
 _SKIP_DIRS = {"rejected_pass", "pass_dir", "snapshots", "__pycache__"}
@@ -64,9 +65,20 @@ class LibraryRule:
     replacement: Replacement  # the matcher's call, kept for its argument checks
     fallbacks: int = 0  # calls whose replacement refused its inputs (ValueError)
     fallback_reason: str = ""
+    _bound: dict[str, Callable] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self.call = _guarded(self)
+
+    def pattern_for(self, bound: dict[str, Any]) -> Callable:
+        """The pattern as the graph computed it at a match whose free literals are ``bound``
+        (the rule's own ``pattern`` where it has none)."""
+        if not bound:
+            return self.rule.pattern
+        key = binding_key(bound)
+        if key not in self._bound:
+            self._bound[key] = bound_pattern(self.pattern, bound)
+        return self._bound[key]
 
     @property
     def size(self) -> int:
@@ -263,10 +275,15 @@ class PassLibrary:
         return report
 
 
+def binding_key(bound: dict[str, Any]) -> str:
+    """A match's free literals as one string (a key per distinct binding)."""
+    return repr(sorted(bound.items()))
+
+
 def _prepare(rule: PassRule, label: str, folder: int, index: int) -> LibraryRule:
     try:
-        pattern = prepare_pattern(rule.pattern)
-        replacement = prepare_replacement(rule, len(pattern[1]))
+        pattern = prepare_pattern(rule.pattern, rule.free)
+        replacement = prepare_replacement(rule, len(pattern[1]), free_literals(pattern))
     except Exception as e:
         raise LibraryError(f"{rule.path}: rule {rule.name}: {type(e).__name__}: {e}") from e
     return LibraryRule(label, folder, index, rule, pattern, replacement)
@@ -280,8 +297,8 @@ def _guarded(r: LibraryRule) -> Callable:
     site of another rank or layout, and the pattern is exactly what the graph computed there."""
     rule = r.rule
 
-    def call(*inputs: Any) -> Any:
-        args = rule.replacement_args(*inputs)
+    def call(*inputs: Any, **bound: Any) -> Any:
+        args = rule.replacement_args(*inputs, **bound)
         try:
             if isinstance(args, (tuple, list)):
                 return rule.replacement(*args)
@@ -289,7 +306,7 @@ def _guarded(r: LibraryRule) -> Callable:
         except ValueError as e:
             r.fallbacks += 1
             r.fallback_reason = r.fallback_reason or f"ValueError: {e}"[:300]
-            return rule.pattern(*inputs)
+            return r.pattern_for(bound)(*inputs)
 
     call.__name__ = call.__qualname__ = getattr(rule.replacement, "__name__", rule.name)
     call.__module__ = getattr(rule.replacement, "__module__", None) or "pass_dir"

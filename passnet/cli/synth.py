@@ -69,6 +69,15 @@ def synth_cmd(
             "--filter", "-k", help="only tasks whose folder name matches a glob (repeatable)"
         ),
     ] = None,
+    literal_shapes: Annotated[
+        bool,
+        typer.Option(
+            "--literal-shapes",
+            help="rules whose patterns and kernels carry the task's literal sizes and "
+            "constants (match only that configuration) instead of generic ones whose free "
+            "literals are bound at match time (docs/synth.md#generic-rules)",
+        ),
+    ] = False,
 ) -> None:
     """Synthesize one Triton pass per task from its graph (no LLM); see docs/synth.md."""
     from rich.console import Console
@@ -91,7 +100,8 @@ def synth_cmd(
         workers = host_workers(device)
     results = synthesize_tasks([(p, None) for p in tasks], out, workers=workers,
                                on_result=progress, device=device, verify=verify,
-                               parameters=params, tune=tune, keep=keep)  # fmt: skip
+                               parameters=params, tune=tune, keep=keep,
+                               literal_shapes=literal_shapes)  # fmt: skip
     console.print(_results_table(device, tasks, results))
     _write_summary(console, out, _summary(tasks, results), verify)
 

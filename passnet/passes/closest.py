@@ -4,8 +4,10 @@ Matching itself is torch.fx's SubgraphMatcher (``matcher``); it answers yes or n
 matches nothing gets the closest partial match instead (upstream drops it silently): this
 module's ``PartialMatcher`` walks the pattern from each candidate for its first output with
 the same rules (calls by canonical name and normalised arguments, literals equal but for the
-loose ones, no in-place write seen outside, nothing outside the match fed by its inside) and
-reports the candidate that bound the most pattern values.
+loose and the free ones, no in-place write seen outside, nothing outside the match fed by its
+inside) and reports the candidate that bound the most pattern values. A literal that differs
+where a free one of the same kind would match (``(128,)`` against ``(192,)``) says which
+``FREE_LITERALS`` entry would leave it free.
 """
 
 from __future__ import annotations
@@ -21,12 +23,15 @@ from passnet.passes.calls import call_name, normalized_args, short_name
 from passnet.passes.loose_literals import LooseLiterals
 from passnet.passes.pattern import (
     COMPUTE,
+    FREE,
     Match,
     Pattern,
     at,
+    free_hint,
     leaves,
     lit_eq,
     literal_miss,
+    same_kind,
     visible_write,
 )
 
@@ -81,12 +86,28 @@ class PartialMatcher:
             label = f"argument {i}" + ("" if plabel.isdigit() else f" ({plabel.rstrip('=')})")
             if plabel != glabel:
                 return f"{where}{label}: pattern passes '{plabel}', graph passes '{glabel}'"
+            nodes = any(isinstance(x, Node) for x in leaves(pv) + leaves(gv))
+            free = (pn.meta.get(FREE) or {}).get(plabel)
+            if free is not None and not nodes:  # binds a literal of its kind, one per keyword
+                why = f"{at(pn, gn)}{label}: pattern has {pv!r}, graph has {gv!r}"
+                if not same_kind(pv, gv):
+                    return f"{why} (free literal '{free}' binds only a {_kind(pv)})"
+                other = rev.get(("free", free), gv)
+                if not lit_eq(other, gv):
+                    return f"{why} (free literal '{free}' is {other!r} elsewhere in the match)"
+                rev[("free", free)] = gv  # walk state, copied per branch as the nodes are
+                continue
             if why := self.value(pv, gv, pn, gn, label, fwd, rev):
                 if isinstance(pv, Node) or isinstance(gv, Node):
                     return why
                 if (unless := self.literals.loose(pn, gn, plabel.rstrip("="), rev)) is None:
                     continue  # a literal that cannot change the result (module docstring)
-                return f"{why} ({unless})" if unless else why
+                if unless:
+                    return f"{why} ({unless})"
+                if not nodes and same_kind(pv, gv) and _size_or_constant(pv):
+                    return (f"{why}; declaring it free would match it: "
+                            f"{free_hint(pn, plabel)} (docs/passes.md#free-literals)")  # fmt: skip
+                return why
         return None
 
     def value(
@@ -160,6 +181,20 @@ class PartialMatcher:
                 seen.add(node)
                 stack.extend(node.users)
         return Match(inputs, [fwd[o] for o in self.outputs], compute)
+
+
+def _size_or_constant(v: object) -> bool:
+    """A number or a sequence of them (a size, a dim, an eps, a scale): what a hint suggests
+    leaving free; a flag (``training``) or a string is the call's meaning, not its size."""
+    if isinstance(v, (tuple, list)):
+        return bool(v) and all(map(_size_or_constant, v))
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _kind(v: object) -> str:
+    if isinstance(v, (tuple, list)):
+        return f"sequence of {len(v)}"
+    return "number" if isinstance(v, float) else type(v).__name__
 
 
 def no_candidate(key: str, graph: Graph) -> str:

@@ -36,7 +36,8 @@ class PassLoadError(Exception):
 
 @dataclass
 class PassRule:
-    """One pattern/replacement rule, as loaded from `<stem>.py`."""
+    """One pattern/replacement rule, as loaded from `<stem>.py`; ``free``: its
+    ``FREE_LITERALS`` (keyword -> "call.parameter" or a tuple of them; docs/passes.md)."""
 
     name: str
     path: Path
@@ -44,6 +45,7 @@ class PassRule:
     replacement_args: Callable
     replacement: Callable  # the object replacement_func() returned
     module: ModuleType
+    free: dict[str, str | tuple[str, ...]] = field(default_factory=dict)
 
 
 @dataclass
@@ -273,6 +275,28 @@ def _resolve_replacement(factory: Callable, where: str) -> Callable:
     return first
 
 
+def _free_literals(module: ModuleType, where: str) -> dict[str, str | tuple[str, ...]]:
+    """The module's ``FREE_LITERALS`` (docs/passes.md#free-literals), checked for shape: a
+    dict from keywords to ``"call.parameter"`` strings or lists of them. Whether the pattern
+    has those calls and arguments is checked where the pattern is traced."""
+    free = getattr(module, "FREE_LITERALS", None)
+    if free is None:
+        return {}
+    shape = 'a dict such as {"eps": "layer_norm.eps"}'
+    if not isinstance(free, dict):
+        raise PassLoadError(f"{where}: FREE_LITERALS is a {type(free).__name__}, not {shape}")
+    out: dict[str, str | tuple[str, ...]] = {}
+    for keyword, names in free.items():
+        many = isinstance(names, (tuple, list))
+        items = list(names) if many else [names]
+        if not (isinstance(keyword, str) and keyword.isidentifier() and items
+                and all(isinstance(n, str) and "." in n for n in items)):  # fmt: skip
+            raise PassLoadError(f"{where}: FREE_LITERALS[{keyword!r}] = {names!r}: {shape} "
+                                "(a keyword to one \"call.parameter\" or a list of them)")  # fmt: skip
+        out[keyword] = tuple(items) if many else items[0]
+    return out
+
+
 def _load_rule(stem: str, folder: Path) -> PassRule:
     file = folder / f"{stem}.py"
     where = _rel(file, folder)
@@ -286,7 +310,8 @@ def _load_rule(stem: str, folder: Path) -> PassRule:
     replacement_args = _check_callable(module, "replacement_args", where)
     factory = _check_callable(module, "replacement_func", where)
     replacement = _resolve_replacement(factory, where)
-    return PassRule(stem, file, pattern, replacement_args, replacement, module)
+    free = _free_literals(module, where)
+    return PassRule(stem, file, pattern, replacement_args, replacement, module, free)
 
 
 def write_pass_dir(folder: Path, modules: Sequence[tuple[str, str]]) -> None:

@@ -19,7 +19,9 @@ rule that matches nothing reports its closest partial match instead of being dro
 silently (``closest``).
 
 Literals must be equal, except two that provably change neither the result nor anything
-outside the match (``passnet.passes.loose_literals``).
+outside the match (``passnet.passes.loose_literals``), and the ones a rule declares free
+(``FREE_LITERALS``, ``pattern.declare_free``): those match any graph literal of the same kind,
+and the graph's values are passed to ``replacement_args`` as keywords, per match.
 """
 
 from __future__ import annotations
@@ -47,20 +49,23 @@ from passnet.passes.loader import PassRule, PassSet
 from passnet.passes.loose_literals import LooseLiterals
 from passnet.passes.pattern import (
     COMPUTE,
+    FREE,
     Match,
     Pattern,
+    free_literals,
     leaves,
     lit_eq,
     literal_miss,
     normalize_calls,
     prepare_pattern,
+    same_kind,
     trace_pattern,
     visible_write,
 )
 
-__all__ = ["ApplyReport", "Match", "Replacement", "RuleReport", "apply_passes", "find_matches",
-           "make_backend", "matches_in_order", "normalized_copy", "prepare_replacement",
-           "replace_match", "to_fx", "toposort", "trace_pattern"]  # fmt: skip
+__all__ = ["ApplyReport", "Match", "Replacement", "RuleReport", "apply_passes", "check_keywords",
+           "find_matches", "make_backend", "matches_in_order", "normalized_copy",
+           "prepare_replacement", "replace_match", "to_fx", "toposort", "trace_pattern"]  # fmt: skip
 
 _PY_LITERALS = (type(None), bool, int, float, complex, str, slice, type(Ellipsis))
 _CODEGEN_LITERALS = (*_PY_LITERALS, torch.dtype, torch.device, torch.layout, torch.memory_format)
@@ -154,28 +159,40 @@ def normalized_copy(graph: Graph) -> Normalized:
 
 
 class _Literals:
-    """The literal check of a SubgraphMatcher match: equal, except the loose ones
-    (``closest`` says which literal differed when nothing matches)."""
+    """The literal check of a SubgraphMatcher match: equal, except the loose ones and the
+    free ones (``closest`` says which literal differed when nothing matches)."""
 
     def __init__(self) -> None:
         self.args = functools.cache(normalized_args)
         self.loose = LooseLiterals(self.args, functools.cache(call_name))
 
-    def agree(self, m: InternalMatch) -> bool:
+    def bind(self, m: InternalMatch) -> dict[str, Any] | None:
+        """The graph's values of the pattern's free literals (keyword -> value) when every
+        literal agrees, else None."""
         rev = {gn: pn for pn, gn in m.nodes_map.items() if isinstance(gn, Node)}
+        bound: dict[str, Any] = {}
         for pn, gn in m.nodes_map.items():
             if pn.op == "placeholder" and not isinstance(gn, Node):
-                return False  # a pattern input bound to a literal of the graph
+                return None  # a pattern input bound to a literal of the graph
             if pn.op not in COMPUTE:
                 continue
+            free = pn.meta.get(FREE) or {}
             for (label, pv), (glabel, gv) in zip(self.args(pn), self.args(gn), strict=True):
                 if label != glabel:
-                    return False
+                    return None
+                if label in free:
+                    keyword = free[label]
+                    if any(isinstance(x, Node) for x in leaves(gv)) or not same_kind(pv, gv):
+                        return None
+                    if keyword in bound and not lit_eq(bound[keyword], gv):
+                        return None  # one keyword, two places: the same value in both
+                    bound[keyword] = gv
+                    continue
                 if literal_miss(pv, gv) is None:  # (a node against a literal: refused already)
                     continue
                 if self.loose.loose(pn, gn, label.rstrip("="), rev) is not None:
-                    return False
-        return True
+                    return None
+        return bound
 
 
 def find_matches(
@@ -196,7 +213,7 @@ def _occurrences(pattern: Pattern, normalized: Normalized) -> list[Match]:
     pcompute = [pn for pn in pgraph.nodes if pn.op not in ("placeholder", "output")]
     for m in _FxMatcher(pgraph).match(copy):
         compute = [m.nodes_map[pn] for pn in pcompute]
-        if any(gn in taken for gn in compute) or not literals.agree(m):
+        if any(gn in taken for gn in compute) or (bound := literals.bind(m)) is None:
             continue
         # match() drops the matches that would form a cycle only where it also removes
         # overlaps (torch 2.11-2.13), which must wait for the literal check here: so again
@@ -205,23 +222,29 @@ def _occurrences(pattern: Pattern, normalized: Normalized) -> list[Match]:
         taken.update(compute)
         matches.append(Match([original[m.nodes_map[p]] for p in pinputs],
                              [original[m.nodes_map[o]] for o in poutputs],
-                             [original[gn] for gn in compute]))  # fmt: skip
+                             [original[gn] for gn in compute], bound))  # fmt: skip
     return matches
 
 
 @dataclass
 class Replacement:
+    """The call a match becomes: ``target`` named ``name``; ``args_graph``: the traced
+    ``replacement_args``, inlined per match (its keyword parameters set to the match's free
+    literals); None: ``target`` takes the match's inputs, and, with ``keywords``, its free
+    literals as keyword arguments."""
+
     target: Callable
     name: str
-    args_graph: Graph | None  # traced replacement_args, inlined per match; None: pass inputs
+    args_graph: Graph | None
+    keywords: bool = True
 
 
 def _named_caller(rule: PassRule, via_args: bool) -> Callable:
     """A readably named callable for replacements FX cannot name, or args it cannot trace."""
     fn, make_args = rule.replacement, rule.replacement_args
 
-    def call(*inputs: Any) -> Any:
-        args = make_args(*inputs) if via_args else inputs
+    def call(*inputs: Any, **bound: Any) -> Any:
+        args = make_args(*inputs, **bound) if via_args else inputs
         return fn(*args) if isinstance(args, (tuple, list)) else fn(args)
 
     call.__name__ = call.__qualname__ = getattr(fn, "__name__", rule.name)
@@ -233,14 +256,35 @@ def _codegen_safe(v: Any) -> bool:
     return isinstance(v, (Node, *_CODEGEN_LITERALS))
 
 
-def prepare_replacement(rule: PassRule, n_inputs: int) -> Replacement:
-    """Trace replacement_args once so each match costs only the kernel call; else call it live."""
+def check_keywords(rule: PassRule, n_inputs: int, free: dict[str, Any]) -> None:
+    """``replacement_args`` takes the pattern's ``n_inputs`` inputs and, for each free
+    keyword, a keyword parameter whose default is the pattern's own literal (what upstream's
+    loader, which binds no keyword, passes); ValueError says what is missing."""
+    sig = inspect.signature(rule.replacement_args)
     try:
-        inspect.signature(rule.replacement_args).bind(*range(n_inputs))
+        sig.bind(*range(n_inputs))
     except TypeError as e:
         raise ValueError(
             f"replacement_args cannot take the pattern's {n_inputs} inputs: {e}"
         ) from e
+    for keyword, literal in free.items():
+        p = sig.parameters.get(keyword)
+        if p is None and any(q.kind is q.VAR_KEYWORD for q in sig.parameters.values()):
+            continue
+        if p is None or p.kind in (p.POSITIONAL_ONLY, p.VAR_POSITIONAL):
+            raise ValueError(f"replacement_args takes no keyword {keyword!r}: a free literal "
+                             f"is passed as one (write `*, {keyword}={literal!r}`)")  # fmt: skip
+        if p.default is p.empty or not lit_eq(p.default, literal):
+            raise ValueError(f"replacement_args' {keyword} must default to the pattern's "
+                             f"literal {literal!r} (upstream's loader binds no keyword)")  # fmt: skip
+
+
+def prepare_replacement(
+    rule: PassRule, n_inputs: int, free: dict[str, Any] | None = None
+) -> Replacement:
+    """Trace replacement_args once so each match costs only the kernel call; else call it live.
+    ``free``: the pattern's free keywords with their literals (``pattern.free_literals``)."""
+    check_keywords(rule, n_inputs, free or {})
     fn, graph = rule.replacement, None
     name = getattr(fn, "__name__", rule.name)
     nameable = isinstance(getattr(fn, "__name__", None), str) and getattr(fn, "__module__", None)
@@ -250,7 +294,9 @@ def prepare_replacement(rule: PassRule, n_inputs: int) -> Replacement:
         phs = [n for n in graph.nodes if n.op == "placeholder"]
         out = next(n for n in graph.nodes if n.op == "output").args[0]
         plain = all(n.op in ("placeholder", "output", *COMPUTE[:2]) for n in graph.nodes)
-        if len(phs) != n_inputs or not plain or not all(map(_codegen_safe, leaves(out))):
+        keyword_only = [n for n in phs[n_inputs:] if n.args or n.target in (free or {})]
+        if (len(phs) - len(keyword_only) != n_inputs or not plain
+                or not all(map(_codegen_safe, leaves(out)))):  # fmt: skip
             graph = None
     if graph is None:
         return Replacement(_named_caller(rule, via_args=True), name, None)
@@ -260,20 +306,24 @@ def prepare_replacement(rule: PassRule, n_inputs: int) -> Replacement:
 def replace_match(graph: Graph, m: Match, rep: Replacement, pos: dict, remap: dict) -> None:
     inputs = [remap.get(n, n) for n in m.inputs]  # an earlier match's output, now its call
     last = max(m.compute, key=pos.__getitem__)
+    kwargs: dict[str, Any] = {}
     with graph.inserting_before(last.next):
         if rep.args_graph is None:
             call_args: tuple = tuple(inputs)
+            kwargs = dict(m.bound) if rep.keywords else {}
         else:
-            env: dict[Node, Node] = {}
+            env: dict[Node, Any] = {}
             for n in rep.args_graph.nodes:
-                if n.op == "placeholder":
-                    env[n] = inputs[len(env)]
+                if n.op == "placeholder":  # the inputs, then keywords: bound, else the default
+                    k = len(env)
+                    env[n] = (inputs[k] if k < len(inputs) else
+                              m.bound.get(str(n.target), n.args[0] if n.args else None))  # fmt: skip
                 elif n.op == "output":
                     out = map_arg(n.args[0], env.__getitem__)
                     call_args = tuple(out) if isinstance(n.args[0], (tuple, list)) else (out,)
                 else:
                     env[n] = graph.node_copy(n, env.__getitem__)
-        fused = graph.create_node("call_function", rep.target, call_args, {}, name=rep.name)
+        fused = graph.create_node("call_function", rep.target, call_args, kwargs, name=rep.name)
         if len(m.outputs) == 1:
             news = [fused]
         else:
@@ -327,8 +377,8 @@ def matches_in_order(graph: Graph, patterns: list[Pattern]) -> list[list[Match]]
     found = []
     for pattern in patterns:
         matches = _occurrences(pattern, normalized_copy(work))
-        found.append([Match(*([back[n] for n in ns] for ns in (m.inputs, m.outputs, m.compute)))
-                      for m in matches])  # fmt: skip
+        found.append([Match([back[n] for n in m.inputs], [back[n] for n in m.outputs],
+                            [back[n] for n in m.compute], m.bound) for m in matches])  # fmt: skip
         pos = {n: i for i, n in enumerate(work.nodes)}
         remap: dict[Node, Node] = {}
         for m in matches:
@@ -342,8 +392,8 @@ def matches_in_order(graph: Graph, patterns: list[Pattern]) -> list[list[Match]]
 def _apply_rule(gm: GraphModule, rule: PassRule, normalized: Normalized) -> RuleReport:
     graph = gm.graph
     try:
-        pattern = prepare_pattern(rule.pattern)
-        rep = prepare_replacement(rule, len(pattern[1]))
+        pattern = prepare_pattern(rule.pattern, rule.free)
+        rep = prepare_replacement(rule, len(pattern[1]), free_literals(pattern))
     except Exception as e:
         return RuleReport(rule.name, 0, f"{rule.path.name}: {type(e).__name__}: {e}")
     matches, miss = find_matches(pattern, graph, normalized)

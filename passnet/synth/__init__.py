@@ -2,7 +2,8 @@
 
 ``passnet synth TASK --out DIR`` traces every variant of a task, picks the largest run of
 supported ops (:mod:`.graph`), turns it into a pattern that the matcher finds in every variant
-(:mod:`.pattern`), lowers it through the op registry (:mod:`.registry`, :mod:`.opdefs`) to
+(:mod:`.pattern`; by default a generic rule whose sizes and constants are free literals bound
+at match time, :mod:`.free`), lowers it through the op registry (:mod:`.registry`, :mod:`.opdefs`) to
 an IR (:mod:`.ir`, :mod:`.stmts`: :mod:`.lower`, :mod:`.kernel`, :mod:`.wrapper`) whose loads
 and stores follow each tensor's real strides through every view, prints it as one Triton
 kernel and its wrapper (:mod:`.printer`, :mod:`.emit`), and keeps the pass only if

@@ -59,6 +59,7 @@ class SynthResult:
     tuning: dict[str, Any] | None = None  # the launch-shape search on the device (synth.tune)
     seconds: float = 0.0
     keep: str = "win"  # the keep rule the verdict applied (KEEP)
+    shapes: str = "generic"  # "generic": free literals bound at match time; "literal"
     numerics: str | None = None  # kept under keep "correct" though looser than STRICT_T: where
     dropped: list[dict[str, Any]] = field(default_factory=list)  # chosen rules left out: why
 
@@ -121,14 +122,16 @@ def _verdict(summary: dict[str, Any], device: str, keep: str = "win") -> str | N
 def synthesize_task(task_path: str | Path, out: str | Path, *, device: str = "cpu",
                     verify: bool = True, parameters: Parameters | None = None,
                     folder_name: str | None = None, tune: bool = True,
-                    keep: str = "win",
-                    prepare_ahead: int | None = None) -> SynthResult:  # fmt: skip
+                    keep: str = "win", prepare_ahead: int | None = None,
+                    literal_shapes: bool = False) -> SynthResult:  # fmt: skip
     """Write ``out/<task>/pass/`` (or ``rejected_pass/``), ``out/<task>/synth.json`` and, when
     a written pass was verified, ``out/<task>/trajectory.json`` (the agent's record format).
     ``folder_name`` replaces ``<task>`` (the bench cache keys folders by content). ``tune``: on
     a GPU, choose the launch shape on the device first (``passnet.synth.tune``). ``keep``:
     which verified passes are kept (``KEEP``: ``win``, the default, or ``correct``).
-    ``prepare_ahead``: the verification's workers at once (None: ``evaluate_task``'s default)."""
+    ``prepare_ahead``: the verification's workers at once (None: ``evaluate_task``'s default).
+    ``literal_shapes``: rules whose patterns and kernels carry the task's literals (sizes,
+    eps), instead of generic ones that bind them at match time (``passnet.synth.rules``)."""
     if keep not in KEEP:
         raise ValueError(f"unknown keep rule {keep!r}; known: {', '.join(KEEP)}")
     t0 = time.perf_counter()
@@ -141,7 +144,8 @@ def synthesize_task(task_path: str | Path, out: str | Path, *, device: str = "cp
         else:
             target.unlink(missing_ok=True)
     folder.mkdir(parents=True, exist_ok=True)
-    result = SynthResult(task=str(task.path), name=task.name, status="skipped", keep=keep)
+    result = SynthResult(task=str(task.path), name=task.name, status="skipped", keep=keep,
+                         shapes="literal" if literal_shapes else "generic")  # fmt: skip
     try:
         _synthesize(task, folder, result, device, verify, parameters, tune, prepare_ahead)
     except Unfusable as exc:
@@ -167,7 +171,7 @@ def _synthesize(task: Task, folder: Path, result: SynthResult, device: str, veri
             result.reason = found if not groups else f"{variant.graph}: {found}"
             return
         groups += found
-    plan = plan_rules(traced, groups)
+    plan = plan_rules(traced, groups, generic=result.shapes == "generic")
     result.dropped = plan.dropped
     if not plan.rules:
         result.reason = f"no rule serves every place it matches: {plan.dropped[0]['reason']}"

@@ -14,8 +14,8 @@ searched again for the next group (``select_all``), each group a rule of the pas
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, replace
-from typing import Literal
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Literal
 
 import torch
 from torch.fx import GraphModule, Node
@@ -27,12 +27,15 @@ from passnet.graph.aliasing import shared_write
 from passnet.graph.sample import load_module, load_sample, materialize
 from passnet.passes.matcher import to_fx
 from passnet.synth.indices import INT_RESULTS, index_nodes, reads_as_index
-from passnet.synth.ir import Size
+from passnet.synth.ir import BinOp, Const, DtypeOf, Size, Tuple
 from passnet.synth.kernel import Kernel, build
 from passnet.synth.lower import Builder
 from passnet.synth.ops import FLOATS, INTEGERS, Op, classify
 from passnet.synth.pattern import pattern_source
 from passnet.synth.shapes import Dim, DType, Shapes, Unfusable
+
+if TYPE_CHECKING:
+    from passnet.synth.free import Free
 
 
 @dataclass
@@ -46,12 +49,15 @@ class Traced:
 
 @dataclass
 class Group:
-    """Consecutive supported nodes of one variant, with the values they read and export."""
+    """Consecutive supported nodes of one variant, with the values they read and export;
+    ``bound``: a generic rule's free literals as the matcher bound them here (keyword ->
+    the graph's value; empty for a chosen group)."""
 
     traced: Traced
     nodes: list[Node]
     inputs: list[Node]
     outputs: list[Node]
+    bound: dict[str, Any] = field(default_factory=dict)
 
     @property
     def ops(self) -> dict[Node, Op]:
@@ -264,11 +270,18 @@ def candidates(traced: Traced) -> Iterator[list[Node]]:
         yield list(found)
 
 
-def analyse(groups: list[Group]) -> Kernel:
+def analyse(groups: list[Group], free: list[Free] | tuple[()] = (),
+            generic: bool = False) -> Kernel:  # fmt: skip
     """Shapes, dtypes and the kernel of one pattern, checked against every variant in
-    ``groups`` (one group per variant, all with the same pattern source)."""
+    ``groups`` (one group per variant, all with the same pattern source). ``generic``: a
+    generic rule's kernel (``Shapes.generic``), ``free`` its literals taken at run time
+    (``passnet.synth.free``), bound in each group."""
     g0, n = groups[0], len(groups)
-    shapes = Shapes(n)
+    shapes = Shapes(n, generic=generic)
+    for f in free:
+        shapes.free.setdefault(g0.nodes[f.node], {})[f.key] = f.keyword
+        shapes.bound[f.keyword] = tuple(g.bound.get(f.keyword, f.value) for g in groups)
+        shapes.defaults[f.keyword] = f.value
     for j, inp in enumerate(g0.inputs):
         metas = _metas([g.inputs[j] for g in groups])
         if len({len(m.shape) for m in metas}) != 1:
@@ -277,6 +290,10 @@ def analyse(groups: list[Group]) -> Kernel:
             Dim(Size(j, d), tuple(m.shape[d] for m in metas)) for d in range(len(metas[0].shape))
         ]
         shapes.dtypes[inp] = DType(None, j, tuple(m.dtype for m in metas))
+        if generic:  # any float dtype the kernel computes in; other inputs as analysed
+            kinds = FLOATS if set(shapes.dtypes[inp].vals) <= set(FLOATS) else tuple(
+                dict.fromkeys(shapes.dtypes[inp].vals))  # fmt: skip
+            shapes.guard(BinOp("in", DtypeOf(j), Tuple(tuple(Const(str(k)) for k in kinds))))
     ops = g0.ops
     # computed in integers: indices, and int64/int32 results (passnet.synth.indices)
     idx = index_nodes(g0.nodes, g0.traced.ops, g0.outputs, _holds_int_result)

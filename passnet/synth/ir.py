@@ -177,6 +177,15 @@ class IsCuda(Leaf):
 
 
 @dataclass(frozen=True)
+class Bound(Leaf):
+    """Wrapper: the free literal ``name`` the matcher bound (a parameter of the replacement,
+    ``docs/passes.md#free-literals``), or its item ``i`` (``normalized_shape[0]``)."""
+
+    name: str
+    i: int | None = None
+
+
+@dataclass(frozen=True)
 class Tensor(Leaf):
     """Wrapper: input ``j`` itself (``in{j}``): what a plan must never read."""
 
@@ -349,7 +358,7 @@ def conj(op: str, items: list[Expr]) -> Expr:
 def atomic(e: Expr) -> bool:
     """Whether a size reads as one operand without parentheses: a name, a non-negative
     literal, an input's size, or a ``max`` over plain terms."""
-    if isinstance(e, (Name, Size, Stride)):
+    if isinstance(e, (Name, Size, Stride, Bound)):
         return True
     if isinstance(e, Int):
         return e.value >= 0
@@ -358,7 +367,7 @@ def atomic(e: Expr) -> bool:
 
 def paren_free(e: Expr) -> bool:
     """Whether ``e`` is written without any parentheses (a call has them)."""
-    if isinstance(e, (Name, Size, Stride, Int, Const)):
+    if isinstance(e, (Name, Size, Stride, Bound, Int, Const)):
         return True
     if isinstance(e, SizeOp):
         return all(atomic(t) and paren_free(t) for t in e.terms)

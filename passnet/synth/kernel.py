@@ -45,6 +45,7 @@ class Kernel:
     ops: list[str] = field(default_factory=list)  # op names, for the docstring
     helpers: set[str] = field(default_factory=set)  # module helpers it calls (_dot, _mean, ...)
     aliases: list[tuple[int, list[Step]]] | None = None  # outputs as views of inputs (alias.py)
+    scalars: dict[str, Expr] = field(default_factory=dict)  # free literals taken at run time
 
     @property
     def dots(self) -> bool:
@@ -281,4 +282,4 @@ def build(b: Builder, store_views: bool = False) -> Kernel:
         phases.append(phase)
     return Kernel(phases, sorted(b.pointers), b.ints, b.strides, b.inputs, b.outputs,
                   b.shapes, [b.ops[n].name for n in b.nodes], set(b.helpers),
-                  input_chains(b))  # fmt: skip
+                  input_chains(b), dict(b.scalars))  # fmt: skip

@@ -26,6 +26,7 @@ from passnet.synth.ir import (
     COL,
     ROW,
     Attr,
+    Bound,
     Call,
     Const,
     Expr,
@@ -36,6 +37,7 @@ from passnet.synth.ir import (
     call,
     cmp,
     conj,
+    wrap,
 )
 from passnet.synth.op_model import Op
 from passnet.synth.shapes import (
@@ -61,6 +63,7 @@ class Builder:
         self.index = {n: i for i, n in enumerate(inputs)}
         self.shapes = shapes
         self.ints: dict[str, Expr] = {}  # shared by every phase: kernel parameters
+        self.scalars: dict[str, Expr] = {}  # free literals the kernel takes at run time
         self.strides: dict[str, tuple[int, int]] = {}
         self.pointers: set[int] = set()
         self.helpers: set[str] = set()  # module helpers the kernel calls (_dot, _mean, ...)
@@ -143,6 +146,15 @@ class Builder:
         name = f"n{len(self.ints)}"
         self.ints[name] = d.expr
         return Name(name)
+
+    def constant(self, node: Node, key: object, value: object) -> Expr:
+        """A literal of ``node`` (an eps, a scale): in a generic rule, where it is free, the
+        kernel parameter that takes the matcher's binding at run time; else the literal."""
+        keyword = self.shapes.freed(node, key)
+        if keyword is None:
+            return wrap(value)  # type: ignore[arg-type]
+        self.scalars[keyword] = Bound(keyword)
+        return Name(keyword)
 
     def unravel(self, flat: Expr, dims: list[Dim]) -> list[Expr]:
         out: list[Expr] = []
@@ -289,8 +301,9 @@ class Builder:
 
     def round(self, value: Expr, node: Node) -> Expr:
         dt = self.shapes.dtypes[node]
-        if all(str(v) == "torch.float32" for v in dt.vals):
-            return value
+        if all(str(v) == "torch.float32" for v in dt.vals) and (
+                dt.index is None or not self.shapes.generic):  # fmt: skip
+            return value  # float32 wherever the kernel runs (a generic one: any input dtype)
         if dt.index is not None:
             self.pointers.add(dt.index)
         return self.let(call("_round", value, dt.triton()))
@@ -326,9 +339,12 @@ class Builder:
         self.int_values[key] = out
         return out
 
-    def operand(self, a: object, node: Node, m: Map) -> Expr:
+    def operand(self, a: object, node: Node, m: Map, i: int = 0) -> Expr:
+        """Operand ``i`` of ``node`` at ``m``: a tensor's value, or a number (free or not)."""
         if isinstance(a, Node):
             return self.value(a, self.broadcast(m, self.shapes.dims[node], a))
+        if self.shapes.freed(node, ("arg", i)) is not None:
+            return self.constant(node, ("arg", i), a)
         return Const(repr(float(a)))  # type: ignore[arg-type]
 
     def param(self, a: object, m: Map) -> Expr | None:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from passnet.synth.ir import (
     Attr,
     BinOp,
+    Bound,
     Call,
     Const,
     Dict,
@@ -55,10 +56,10 @@ from passnet.synth.stmts import (
     Store,
 )
 
-PREC = {"if": 1, "or": 2, "and": 3, "not": 4, "<": 5, "<=": 5, ">": 5, ">=": 5, "==": 5,
+PREC = {"if": 1, "or": 2, "and": 3, "not": 4, "<": 5, "<=": 5, ">": 5, ">=": 5, "==": 5, "in": 5,
         "!=": 5, "|": 6, "^": 7, "&": 8, "<<": 9, ">>": 9, "+": 10, "-": 10, "*": 11, "/": 11,
         "//": 11, "%": 11, "neg": 12, "**": 13}  # fmt: skip
-_COMPARE = {"<", "<=", ">", ">=", "==", "!="}
+_COMPARE = {"<", "<=", ">", ">=", "==", "!=", "in"}
 _ASSOCIATIVE = {"&", "|", "and", "or"}  # a right operand of the same operator needs no parens
 PRIMARY = 16
 
@@ -100,6 +101,8 @@ def expr(e: Expr, ctx: Context | None = None) -> str:
         return f"s{e.j}[{e.d}]"
     if isinstance(e, Stride):
         return f"t{e.j}[{e.d}]"
+    if isinstance(e, Bound):
+        return e.name if e.i is None else f"{e.name}[{e.i}]"
     if isinstance(e, DtypeOf):
         return f"d{e.j}" if ctx.plan else f"in{e.j}.dtype"
     if isinstance(e, IsCuda):

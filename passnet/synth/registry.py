@@ -68,6 +68,13 @@ class OpDef:
     def op(self, args: list[Any], attrs: dict[str, Any] | None = None, name: str = "") -> Op:
         return Op(self, list(args), attrs or {}, name)
 
+    def free(self, op: Op, label: str, value: Any) -> tuple[Any, str] | None:
+        """Whether the literal argument ``label`` (its name as the matcher labels it:
+        ``eps``, ``dim``, a position ``2`` where the call has no signature) with ``value``
+        may be free in a generic rule (``passnet.synth.free``): (what the op's rules read it
+        as, ``Shapes.freed``; a keyword to name it), or None to keep it literal."""
+        return None
+
     # -- shapes and dtypes -----------------------------------------------------------------
     def shape(self, shapes: Shapes, node: Node, op: Op) -> list[Dim]:
         """The node's dims from its operands' (default: its first operand's)."""

@@ -9,6 +9,12 @@ wrapper's guard then raises, and the pass fails that variant). So each rule is a
 every match the rules make when applied in order, as evaluation applies them
 (``matcher.matches_in_order``); a rule that cannot serve one of its matches is dropped, with
 the reason, and the rules after it are matched again without it.
+
+Rules are generic by default (``generic=True``): the literals their kernel can take at run
+time are declared free (``passnet.synth.free``), so one rule matches every variant, and every
+model, that differs from it only in those (another hidden size, another eps). A generic rule
+that cannot serve one of its matches is first made literal again (its pattern then matches
+only its own literals, and the rules after it serve the rest); only a literal rule is dropped.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ import torch
 from passnet.passes.matcher import Match, matches_in_order
 from passnet.passes.pattern import Pattern, prepare_pattern
 from passnet.synth.emit import module_source
+from passnet.synth.free import Free, declaration, free_literals
 from passnet.synth.graph import Group, Traced, analyse, make_group, rank_of
 from passnet.synth.kernel import Kernel
 from passnet.synth.ops import Op
@@ -31,22 +38,32 @@ from passnet.synth.wrapper import Tuning
 
 @dataclass
 class Rule:
-    """One pattern and the kernel(s) that serve every place it matches."""
+    """One pattern and the kernel(s) that serve every place it matches; ``free``: the
+    literals a generic rule leaves free, ``seed``: the pattern source they were found in
+    (the chosen group's), ``literal``: why a rule meant to be generic is literal."""
 
     groups: list[Group]  # every match in every variant, the variants in task order
     kernel: Kernel | list[Kernel]  # a list: one kernel per rank signature of the inputs
+    free: list[Free] = field(default_factory=list)
+    seed: str = ""
+    literal: str = ""
 
     @property
     def source(self) -> str:
-        return self.groups[0].source
+        return self.seed if self.free else self.groups[0].source
 
     def summary(self, name: str) -> dict[str, Any]:
         """What ``synth.json`` records of the rule."""
         g0 = self.groups[0]
         graphs = [g.traced.variant.graph if g.traced.variant else "" for g in self.groups]
-        return {"name": name, "ops": [g0.ops[n].name for n in g0.nodes],
-                "outputs": len(g0.outputs), "variants": list(dict.fromkeys(graphs)),
-                "matches": len(self.groups)}  # fmt: skip
+        out = {"name": name, "ops": [g0.ops[n].name for n in g0.nodes],
+               "outputs": len(g0.outputs), "variants": list(dict.fromkeys(graphs)),
+               "matches": len(self.groups)}  # fmt: skip
+        if self.free:
+            out["free"] = declaration(self.free)
+        if self.literal:
+            out["literal"] = self.literal
+        return out
 
 
 @dataclass
@@ -57,10 +74,10 @@ class Plan:
     dropped: list[dict[str, Any]] = field(default_factory=list)
 
 
-def _pattern(source: str) -> Pattern:
+def _pattern(source: str, free: list[Free] | None = None) -> Pattern:
     scope: dict[str, Any] = {"torch": torch}
     exec(compile(source, "<synth pattern>", "exec"), scope)  # noqa: S102 - our own source
-    return prepare_pattern(scope["pattern"])
+    return prepare_pattern(scope["pattern"], declaration(free) if free else None)
 
 
 def _group(traced: Traced, m: Match) -> Group:
@@ -72,25 +89,30 @@ def _group(traced: Traced, m: Match) -> Group:
             raise Unfusable(f"'{n.name}' is unsupported in another variant: {traced.ops.get(n)}")
     if isinstance(why := make_group(traced, m.compute), str):
         raise Unfusable(f"in another variant, {why}")
-    return Group(traced, m.compute, m.inputs, m.outputs)
+    return Group(traced, m.compute, m.inputs, m.outputs, dict(m.bound))
 
 
-def _kernel(groups: list[Group]) -> Kernel | list[Kernel]:
+def _kernel(groups: list[Group], free: list[Free], generic: bool) -> Kernel | list[Kernel]:
     """One kernel for all ``groups``, or one per rank signature of their inputs."""
     by_rank: dict[tuple[int, ...], list[Group]] = {}
     for g in groups:
         by_rank.setdefault(tuple(rank_of(i) for i in g.inputs), []).append(g)
-    return [analyse(gs) for gs in by_rank.values()] if len(by_rank) > 1 else analyse(groups)
+    if len(by_rank) > 1:
+        return [analyse(gs, free, generic) for gs in by_rank.values()]
+    return analyse(groups, free, generic)
 
 
-def plan_rules(traced: list[Traced], chosen: list[Group]) -> Plan:
+def plan_rules(traced: list[Traced], chosen: list[Group], generic: bool = True) -> Plan:
     """The rules for groups ``chosen`` in the variants ``traced``: a rule per distinct pattern,
-    the largest first, each analysed on all its matches (module docstring)."""
+    the largest first, each analysed on all its matches; ``generic``: with the literals their
+    kernels can take at run time free (module docstring)."""
     by_source: dict[str, list[Group]] = {}
     for g in chosen:
         by_source.setdefault(g.source, []).append(g)
     sources = sorted(by_source, key=lambda s: -len(by_source[s][0].nodes))
-    patterns = {s: _pattern(s) for s in sources}
+    free = {s: free_literals(by_source[s][0]) if generic else [] for s in sources}
+    patterns = {s: _pattern(s, free[s]) for s in sources}
+    literal: dict[str, str] = {}  # why a source meant to be generic is literal
     dropped: list[dict[str, Any]] = []
     while True:
         found = [matches_in_order(t.gm.graph, [patterns[s] for s in sources]) for t in traced]
@@ -99,8 +121,13 @@ def plan_rules(traced: list[Traced], chosen: list[Group]) -> Plan:
             try:
                 groups = [_group(t, m) for t, ms in zip(traced, found, strict=True) for m in ms[k]]
                 if groups:
-                    rules.append(Rule(groups, _kernel(groups)))
+                    rules.append(Rule(groups, _kernel(groups, free[s], generic), free[s], s,
+                                      literal.get(s, "")))  # fmt: skip
             except Unfusable as exc:
+                if free[s]:  # generic: try the literal rule (it matches only its own literals)
+                    literal[s] = f"as a generic rule: {exc}"
+                    free[s], patterns[s] = [], _pattern(s)
+                    break
                 g0 = by_source[s][0]
                 dropped.append({"ops": [g0.ops[n].name for n in g0.nodes], "reason": str(exc),
                                 "chosen_in": list(dict.fromkeys(
@@ -117,9 +144,9 @@ def rule_modules(task: str, plan: Plan, tuning: Tuning | None = None) -> list[tu
     out = []
     for k, rule in enumerate(plan.rules):
         stem = f"synth_{ident(task)}_{k}"
-        g0 = rule.groups[0]
-        out.append((stem, module_source(task, stem, rule.kernel, g0.source, len(g0.inputs),
-                                        tuning)))  # fmt: skip
+        n_inputs = len(rule.groups[0].inputs)
+        out.append((stem, module_source(task, stem, rule.kernel, rule.source, n_inputs,
+                                        tuning, rule.free)))  # fmt: skip
     return out
 
 

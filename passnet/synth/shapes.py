@@ -20,6 +20,7 @@ from torch.fx import Node
 
 from passnet.synth.ir import (
     BinOp,
+    Bound,
     Call,
     Const,
     DtypeOf,
@@ -154,12 +155,29 @@ class DType:
 
 @dataclass
 class Shapes:
-    """Dims and dtypes of every input and node of one group, plus the guards they need."""
+    """Dims and dtypes of every input and node of one group, plus the guards they need.
+    ``generic``: the kernel serves any float dtype of its inputs, not just the analysed ones
+    (it rounds wherever a result takes an input's dtype); ``free``: per node, the literals a generic rule leaves free (what the op's rules read
+    them as -> the keyword, ``passnet.synth.free``); ``bound``: each keyword's value in every
+    variant analysed."""
 
     n: int  # number of variants analysed
+    generic: bool = False  # a generic rule: free literals, and any float dtype (``round``)
     dims: dict[Node, list[Dim]] = field(default_factory=dict)
     dtypes: dict[Node, DType] = field(default_factory=dict)
     guards: list[Expr] = field(default_factory=list)
+    free: dict[Node, dict[object, str]] = field(default_factory=dict)
+    bound: dict[str, tuple] = field(default_factory=dict)
+    defaults: dict[str, object] = field(default_factory=dict)  # keyword -> the pattern's literal
+
+    def freed(self, node: Node, key: object) -> str | None:
+        """The keyword of ``node``'s free literal ``key``, or None where it is a literal."""
+        return self.free.get(node, {}).get(key)
+
+    def bound_dim(self, keyword: str, i: int | None = None) -> Dim:
+        """A size the matcher binds: free literal ``keyword`` (its item ``i``)."""
+        vals = tuple(v if i is None else v[i] for v in self.bound[keyword])
+        return Dim(Bound(keyword, i), vals)
 
     def equal(self, a: Dim, b: Dim) -> bool:
         """Same size in every variant; a guard when the expressions alone do not say so."""

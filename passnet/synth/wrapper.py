@@ -7,7 +7,9 @@ signature (``passnet.passes.plans.plan_cache``, a dict lookup per call); a call 
 key, the lookup, the allocations and the launch. Whether a plan reads only metadata is a walk
 over its statements (no :class:`~passnet.synth.ir.Tensor` leaf); its parameters are the
 metadata it reads. Kernels whose outputs may be views of their inputs keep the plain form,
-every step on every call (the views are made per call).
+every step on every call (the views are made per call). A generic rule's wrapper takes the
+free literals the matcher bound after the inputs (``replacement_args`` passes them); a plan
+reads those it needs as parameters, like the inputs' metadata.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from passnet.synth.alias import alias_lines
 from passnet.synth.ir import (
     Attr,
     BinOp,
+    Bound,
     Call,
     Dict,
     DtypeOf,
@@ -42,6 +45,7 @@ from passnet.synth.ir import (
     walk,
 )
 from passnet.synth.kernel import Kernel
+from passnet.synth.pattern import literal
 from passnet.synth.shapes import MAX_ROW, prod
 from passnet.synth.stmts import (
     Assign,
@@ -98,8 +102,11 @@ def tuple_of(items: list[Expr]) -> Tuple:
     return Tuple(tuple(items))
 
 
-def inputs(n_inputs: int) -> tuple[str, ...]:
-    return tuple(f"in{j}" for j in range(n_inputs))
+def inputs(n_inputs: int, k: Kernel | None = None) -> tuple[str, ...]:
+    """The replacement's parameters: its inputs, then (a generic rule's) free literals, each
+    defaulting to the pattern's literal as ``replacement_args``' keyword does."""
+    free = k.shapes.defaults.items() if k else ()
+    return tuple(f"in{j}" for j in range(n_inputs)) + tuple(f"{kw}={literal(v)}" for kw, v in free)
 
 
 def pow2(x: Expr) -> Expr:
@@ -219,7 +226,7 @@ def _plain(fname: str, kname: str, k: Kernel, n_inputs: int, params: list[Param]
     body.append(_returns(k))
     body, found = hoist(body, after_ranks)
     deco = ("torch.fx.wrap",) if wrap else ()
-    return Wrapper([FunctionDef(fname, inputs(n_inputs), tuple(body), deco)], False, [found])
+    return Wrapper([FunctionDef(fname, inputs(n_inputs, k), tuple(body), deco)], False, [found])
 
 
 def _planned(fname: str, kname: str, k: Kernel, n_inputs: int, params: list[Param],
@@ -255,6 +262,8 @@ def _planned(fname: str, kname: str, k: Kernel, n_inputs: int, params: list[Para
              if any(isinstance(x, Stride) and x.j == j for x in leaves)]  # fmt: skip
     used += [(f"d{j}", DtypeOf(j)) for j in range(n_inputs) if DtypeOf(j) in leaves]
     used += [("cuda", IsCuda())] if IsCuda() in leaves else []
+    used += [(kw, Name(kw)) for kw in k.shapes.bound
+             if any(isinstance(x, Bound) and x.name == kw for x in leaves)]  # fmt: skip
     plan = f"_{fname}_plan"
     outs = [Name(f"o{i}") for i in range(len(k.outputs))]
     targets = (*outs, Name("grid"), Name("launch"), Name("ints"), Name("consts"))
@@ -266,7 +275,7 @@ def _planned(fname: str, kname: str, k: Kernel, n_inputs: int, params: list[Para
     wrapper += [If(Name("launch"), (ExprStmt(call),)), _returns(k)]
     deco = ("torch.fx.wrap",) if wrap else ()
     functions = [FunctionDef(plan, tuple(p for p, _ in used), tuple(body), ("plan_cache",)),
-                 FunctionDef(fname, inputs(n_inputs), tuple(wrapper), deco)]  # fmt: skip
+                 FunctionDef(fname, inputs(n_inputs, k), tuple(wrapper), deco)]  # fmt: skip
     return Wrapper(functions, True, [found, {}])
 
 

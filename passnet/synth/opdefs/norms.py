@@ -5,12 +5,12 @@ per-channel slope), as eager's kernels compute them."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import torch
 from torch.fx import Node
 
-from passnet.synth.ir import Const, Expr, Int, List, Reduce, call, cmp, where
+from passnet.synth.ir import BinOp, Bound, Const, Expr, Int, List, Reduce, call, cmp, where
 from passnet.synth.op_model import F, Op, Reduction, bind
 from passnet.synth.opdefs.pointwise import NAN, ones
 from passnet.synth.opdefs.reductions import one_dim
@@ -31,6 +31,18 @@ def affine(b: Builder, d: Expr, scale: Expr, weight: Expr | None, bias: Expr | N
     return b.let(call("tl.fma", y, weight, bias)) if bias is not None else b.let(y * weight)
 
 
+def real(value: Any) -> bool:
+    """A Python float a generic rule may take at run time (an eps)."""
+    return isinstance(value, float)
+
+
+class FreeEps(OpDef):
+    """A norm whose ``eps`` a generic rule takes at run time."""
+
+    def free(self, op: Op, label: str, value: Any) -> tuple[Any, str] | None:
+        return ("eps", "eps") if label == "eps" and real(value) else None
+
+
 def moments(b: Builder, v: Expr) -> tuple[Expr, Expr, Expr, Expr]:
     """The row's sum, mean, centred values and variance (two passes over the tile)."""
     n = b.dim(b.domain[-1])
@@ -43,10 +55,11 @@ def moments(b: Builder, v: Expr) -> tuple[Expr, Expr, Expr, Expr]:
 
 
 @register
-class LayerNorm(OpDef):
+class LayerNorm(FreeEps):
     """layer_norm over the last dim (affine or not). Eager's CUDA layer and group norms take
     rsqrtf(var + eps), as ``tl.math.rsqrt`` does: on half precision a norm's float32 result
-    decides roundings that a second op amplifies."""
+    decides roundings that a second op amplifies. A generic rule takes ``eps`` and the row
+    length at run time; its wrapper checks ``normalized_shape`` is the input's last dim."""
 
     name, targets, needs_row = "layer_norm", (F + "layer_norm",), True
 
@@ -58,8 +71,17 @@ class LayerNorm(OpDef):
         return self.op([b["input"], b["weight"], b["bias"]],
                        {"eps": float(b["eps"]), "size": int(b["normalized_shape"][0])})  # fmt: skip
 
+    def free(self, op: Op, label: str, value: Any) -> tuple[Any, str] | None:
+        if label == "normalized_shape" and isinstance(value, (tuple, list)) and len(value) == 1:
+            return ("size", "normalized_shape")
+        return super().free(op, label, value)
+
     def shape(self, shapes: Shapes, node: Node, op: Op) -> list[Dim]:
         x = operand_dims(shapes, op)
+        if (keyword := shapes.freed(node, "size")) is not None:  # the row: the input's own
+            if not x or not shapes.equal(x[-1], shapes.bound_dim(keyword, 0)):
+                raise Unfusable("layer_norm's normalized_shape differs from the input's last dim")
+            return list(x)
         size = lit(op.attrs["size"], shapes.n)  # normalized_shape: the row length is constant
         if not x or not shapes.equal(x[-1], size):
             raise Unfusable("layer_norm's normalized_shape differs from the input's last dim")
@@ -73,12 +95,12 @@ class LayerNorm(OpDef):
         v = b.value(op.args[0], m)
         weight, bias = (b.param(a, (m[-1],)) for a in op.args[1:])
         _, _, d, var = moments(b, b.on_tile(v))
-        rstd = b.let(call("tl.math.rsqrt", var + op.attrs["eps"]))
+        rstd = b.let(call("tl.math.rsqrt", var + b.constant(node, "eps", op.attrs["eps"])))
         return b.round(affine(b, d, rstd, weight, bias), node)
 
 
 @register
-class GroupNorm(OpDef):
+class GroupNorm(FreeEps):
     """group_norm on [N, C, *S] with any group count dividing C: a group per channel on
     [N, C, L] walks L as its row; otherwise the phase's rows are the N x G groups, each a
     contiguous run of C / G channels times all positions (``shapes.group_rows``)."""
@@ -102,10 +124,11 @@ class GroupNorm(OpDef):
         weight, bias = (b.param(a, (m[1],)) for a in op.args[1:])
         v = b.on_tile(v)
         _, mean, _, var = moments(b, v)
-        return b.round(self.affine(b, op, v, mean, var, weight, bias), node)
+        eps = b.constant(node, "eps", op.attrs["eps"])
+        return b.round(self.affine(b, op, v, mean, var, weight, bias, eps), node)
 
     def affine(self, b: Builder, op: Op, v: Expr, mean: Expr, var: Expr, weight: Expr | None,
-               bias: Expr | None) -> Expr:  # fmt: skip
+               bias: Expr | None, eps: Expr) -> Expr:  # fmt: skip
         """Group norm as eager computes it: ``a * x + b`` per channel with ``a = rstd *
         weight`` and ``b = -a * mean + bias``. Eager's CUDA kernel takes eps and stores the
         group's mean and rstd in the input's dtype before it forms ``a`` and ``b`` (its CPU
@@ -116,7 +139,7 @@ class GroupNorm(OpDef):
         if dt.index is not None:
             b.pointers.add(dt.index)
         cuda = b.eager_cuda
-        full = call("tl.full", List((Int(1), Int(1))), op.attrs["eps"], Const("tl.float32"))
+        full = call("tl.full", List((Int(1), Int(1))), eps, Const("tl.float32"))
         eps = b.let(b.helper("_stat", full, dt.triton(), cuda))
         mean = b.let(b.helper("_stat", mean, dt.triton(), cuda))
         a = b.let(b.helper("_stat", call("tl.math.rsqrt", var + eps), dt.triton(), cuda))
@@ -143,6 +166,13 @@ class Softmax(OpDef):
             return "softmax over an unknown dim"
         return self.op([b["input"]], {"dtype": b["dtype"]} | ({} if d == rank - 1 else {"axis": d}))
 
+    def free(self, op: Op, label: str, value: Any) -> tuple[Any, str] | None:
+        return free_dim(label, value)
+
+    def shape(self, shapes: Shapes, node: Node, op: Op) -> list[Dim]:
+        guard_dim(shapes, node, op)
+        return super().shape(shapes, node, op)
+
     def dtype(self, shapes: Shapes, node: Node, op: Op, actual: tuple[torch.dtype, ...]) -> DType:
         if op.attrs.get("dtype") is not None:
             return DType(op.attrs["dtype"], None, actual)
@@ -165,6 +195,21 @@ class Softmax(OpDef):
         return b.round(b.let(call("tl.math.div_rn", e, s + 0.0 * e)), node)
 
 
+def free_dim(label: str, value: Any) -> tuple[Any, str] | None:
+    """A reduction's ``dim`` a generic rule binds at run time (a guard checks it names the
+    kernel's row: ``guard_dim``)."""
+    return ("dim", "dim") if label == "dim" and type(value) is int else None
+
+
+def guard_dim(shapes: Shapes, node: Node, op: Op) -> None:
+    """Where ``dim`` is free: the wrapper checks the bound dim is the one the kernel reduces
+    (``-1`` and ``3`` on a rank-4 input alike)."""
+    if (keyword := shapes.freed(node, "dim")) is not None:
+        rank = len(operand_dims(shapes, op))
+        axis = op.attrs.get("axis", rank - 1)
+        shapes.guard(cmp("==", BinOp("%", Bound(keyword), Int(rank)), Int(axis)))
+
+
 @register
 class Normalize(OpDef):
     """``F.normalize`` with p = 1 or 2 over one dim, as eager computes it in three kernels:
@@ -183,27 +228,38 @@ class Normalize(OpDef):
         attrs = {"p": int(b["p"]), "eps": float(b["eps"])}
         return self.op([b["input"]], attrs | ({} if d == rank - 1 else {"axis": d}))
 
+    def free(self, op: Op, label: str, value: Any) -> tuple[Any, str] | None:
+        if label == "eps" and real(value):
+            return ("eps", "eps")
+        return free_dim(label, value)
+
+    def shape(self, shapes: Shapes, node: Node, op: Op) -> list[Dim]:
+        guard_dim(shapes, node, op)
+        return super().shape(shapes, node, op)
+
     def reduction(self, op: Op) -> Reduction | None:
         return Reduction(False, axis=op.attrs.get("axis"))
 
     def lower(self, b: Builder, node: Node, op: Op, m: Map) -> Expr:
         b.row_check(m, node, op.name, op.attrs.get("axis", -1))
-        out = self.row(b, op, b.value(op.args[0], m), lambda v: b.round(v, node))
+        eps = b.constant(node, "eps", op.attrs["eps"])
+        out = self.row(b, op, b.value(op.args[0], m), lambda v: b.round(v, node), eps)
         return b.round(out, node)
 
-    def row(self, b: Builder, op: Op, v: Expr, rounded: Callable[[Expr], Expr]) -> Expr:
+    def row(self, b: Builder, op: Op, v: Expr, rounded: Callable[[Expr], Expr],
+            eps: Expr) -> Expr:  # fmt: skip
         v = b.on_tile(v)
         a = b.let(where(b.name("cmask"), v, 0.0))
         if op.attrs["p"] == 1:
             norm = b.let(Reduce("sum", call("tl.abs", a)))
         else:
             norm = b.let(call("tl.math.sqrt_rn", Reduce("sum", a * a)))
-        den = rounded(b.let(call("tl.maximum", rounded(norm), op.attrs["eps"], propagate_nan=NAN)))
+        den = rounded(b.let(call("tl.maximum", rounded(norm), eps, propagate_nan=NAN)))
         return b.let(call("tl.math.div_rn", v, den + 0.0 * v))
 
 
 @register
-class BatchNorm(OpDef):
+class BatchNorm(FreeEps):
     """Eval-mode batch norm: (x - mean) / sqrt(var + eps) * weight + bias, per channel (dim 1)."""
 
     name, targets = "batch_norm", (F + "batch_norm",)
@@ -226,9 +282,8 @@ class BatchNorm(OpDef):
         if mean is None or var is None:
             raise Unfusable("batch_norm without running statistics")
         v = b.value(x, m)
-        inv = b.let(
-            call("tl.math.div_rn", ones(b, var), call("tl.math.sqrt_rn", var + op.attrs["eps"]))
-        )
+        eps = b.constant(node, "eps", op.attrs["eps"])
+        inv = b.let(call("tl.math.div_rn", ones(b, var), call("tl.math.sqrt_rn", var + eps)))
         return b.round(affine(b, b.let(v - mean), inv, weight, bias), node)
 
 

@@ -14,7 +14,7 @@ the template says ``tl.fma``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import torch
 from torch.fx import Node
@@ -22,7 +22,7 @@ from torch.fx import Node
 from passnet.synth.ir import BinOp, Const, Expr, Int, call, cmp, float_text, where
 from passnet.synth.op_model import FLOATS, F, Op, bind, number, scalar
 from passnet.synth.registry import OpDef, register
-from passnet.synth.shapes import Dim, DType, Shapes, broadcast, promote
+from passnet.synth.shapes import Dim, DType, Shapes, Unfusable, broadcast, promote
 
 if TYPE_CHECKING:
     from passnet.synth.lower import Builder, Map
@@ -44,7 +44,7 @@ class Pointwise(OpDef):
         return promote(shapes, op.name, tensors, actual)
 
     def lower(self, b: Builder, node: Node, op: Op, m: Map) -> Expr:
-        args = [b.operand(a, node, m) for a in op.args]
+        args = [b.operand(a, node, m, i) for i, a in enumerate(op.args)]
         return b.round(self.apply(b, op, args), node)
 
     def apply(self, b: Builder, op: Op, args: list[Expr]) -> Expr:
@@ -73,11 +73,20 @@ class Binary(Pointwise):
     def apply(self, b: Builder, op: Op, args: list[Expr]) -> Expr:
         return b.let(BinOp(self.symbol, args[0], args[1]))
 
+    def free(self, op: Op, label: str, value: Any) -> tuple[Any, str] | None:
+        """A float operand (an attention scale, ``x / 8.0``) a generic rule takes at run time."""
+        side = {"a": 0, "input": 0, "self": 0, "b": 1, "other": 1}.get(label)
+        if side is None or type(value) is not float or not number(value):
+            return None
+        return ("arg", side), "scalar"
+
     def exact_on_integers(self, op: Op) -> bool:
         """Integer add/sub/mul of index values and integer literals (``positions + 2``)."""
         return all(isinstance(a, Node) or (scalar(a) and float(a).is_integer()) for a in op.args)
 
     def int_lower(self, b: Builder, node: Node, op: Op, m: Map) -> Expr:
+        if any(b.shapes.freed(node, ("arg", i)) for i in range(len(op.args))):
+            raise Unfusable(f"'{node.name}' computes indices with a free literal")
         args = [b.indices(a, b.broadcast(m, b.shapes.dims[node], a)) if isinstance(a, Node)
                 else Int(int(a)) for a in op.args]  # fmt: skip
         return b.let(BinOp(self.symbol, args[0], args[1]))

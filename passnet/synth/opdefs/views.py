@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import torch
 from torch.fx import Node
 
-from passnet.synth.ir import Expr, Int, SizeOp, cmp
+from passnet.synth.ir import Bound, Expr, Int, SizeOp, cmp
 from passnet.synth.op_model import Op, bind, varargs
 from passnet.synth.registry import OpDef, Step, operand_dims, register
 from passnet.synth.shapes import (
@@ -50,6 +50,18 @@ class Reshape(View):
                "Tensor.view_as")  # fmt: skip
     may_copy = moves_layout = folds_into_reshape = True
 
+    def free(self, op: Op, label: str, value: Any) -> tuple[Any, str] | None:
+        """A generic rule binds the sizes at run time: each size given as its own argument
+        (``view(-1, 128)``: the 128; a -1 stays, it is the size the kernel works out), or a
+        whole shape given as one (``reshape((2, -1))``: the wrapper checks its -1 stays)."""
+        if "shape" not in op.attrs:
+            return None
+        if label.isdigit() and type(value) is int and value != -1:
+            return ("shape", int(label) - 1), "size"
+        if isinstance(value, (tuple, list)) and all(type(v) is int for v in value):
+            return ("shape", None), "shape"
+        return None
+
     def bind(self, key: str, node: Node, rank: int) -> Op | str | None:
         if key in ("Tensor.reshape_as", "Tensor.view_as"):
             b = bind(node, ["input", "other"], {})
@@ -74,13 +86,14 @@ class Reshape(View):
                 raise Unfusable("reshape_as to a shape of another size")
             return list(like)
         wanted = op.attrs["shape"]
-        known = [lit(v, n) for v in wanted if v != -1]
+        sizes = [self._size(shapes, node, i, v) for i, v in enumerate(wanted)]
+        known = [d for d in sizes if d is not None]
         if wanted.count(-1) > 1:
             raise Unfusable("reshape with two -1 dims")
         out = []
-        for v in wanted:
-            if v != -1:
-                out.append(lit(v, n))
+        for d in sizes:
+            if d is not None:
+                out.append(d)
                 continue
             whole, rest = prod(src, n), prod(known, n)
             vals = tuple(t // max(r, 1) for t, r in zip(whole.vals, rest.vals, strict=True))
@@ -91,6 +104,18 @@ class Reshape(View):
             else:
                 out.append(ratio(whole, rest, vals))
         return out
+
+    def _size(self, shapes: Shapes, node: Node, i: int, v: int) -> Dim | None:
+        """Size ``i`` of the view (None: the -1), free where a generic rule binds it."""
+        whole = shapes.freed(node, ("shape", None))
+        keyword = whole or shapes.freed(node, ("shape", i))
+        if keyword is not None and whole and v == -1:
+            shapes.guard(cmp("==", Bound(keyword, i), -1))
+        if v == -1:
+            return None
+        return (
+            lit(v, shapes.n) if keyword is None else shapes.bound_dim(keyword, i if whole else None)
+        )
 
     def source(self, b: Builder, node: Node, op: Op, m: Map) -> tuple[Node, Map] | None:
         x = op.args[0]
