@@ -67,6 +67,7 @@ mod.write_tmp(tmp + "/scratch")
 out["write_tmp"] = ["allowed", *found]
 out["harness"] = [type(sys._getframe()).__name__]  # no pass code on the stack: allowed
 print(json.dumps(out))
+
 """
 
 
@@ -90,3 +91,30 @@ def test_the_hook_refuses_what_pass_code_does_and_lets_the_library_work(tmp_path
     for name in ("read_own", "allocate", "write_tmp"):
         assert out[name] == ["allowed"], (name, out[name])
     assert out["harness"] == ["frame"]
+
+
+def test_a_pass_folder_inside_the_harness_package_is_still_pass_code(tmp_path: Path) -> None:
+    """An installed wheel ships its bundled passes inside the package (``passnet/_data``):
+    their code is a pass's, not the harness's."""
+    pass_dir = tmp_path / "pkg" / "_data" / "pass"
+    pass_dir.mkdir(parents=True)
+    (pass_dir / "evil.py").write_text("import sys\n\ndef getframe(): return sys._getframe()\n")
+    driver = f"""
+import importlib.util, sys
+from passnet.integrity.audit import AuditHook
+hook = AuditHook({str(pass_dir)!r}, [], lambda kind, detail: None)
+hook.harness = ({str(tmp_path / "pkg")!r} + "/",)  # as if the package held the pass
+sys.addaudithook(hook.hook)
+spec = importlib.util.spec_from_file_location("evil", {str(pass_dir / "evil.py")!r})
+mod = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(mod)
+try:
+    mod.getframe()
+    print("allowed")
+except PermissionError:
+    print("refused")
+"""
+    proc = subprocess.run([sys.executable, "-c", driver], capture_output=True, text=True,
+                          timeout=120)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().splitlines()[-1] == "refused"
