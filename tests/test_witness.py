@@ -9,7 +9,7 @@ import time
 
 import torch
 
-from passnet.core.results import VariantResult
+from passnet.core.results import SideTiming, Status, Timing, VariantResult
 from passnet.evaluation import witness
 from passnet.evaluation.timing import Side, measure
 
@@ -100,27 +100,30 @@ def test_the_parent_recomputes_the_fields_and_rejects_a_rewritten_result() -> No
         {"reference": ref, "candidate": cand}, {"reference": [22.0] * 4, "candidate": [12.0] * 4}
     )
     msgs += _stream({"probe": [5.0] * 4}, {"probe": [7.0] * 4}, label="probe", m=1)
-    honest = {
-        "graph": "g",
-        "dtype": "float32",
-        "status": "ok",
-        "speedup": 2.0,
-        "candidate": {},
-        "call_overhead_us": 5.0,
-        "timing_meaningful": True,
-    }
-    out = VariantResult.model_validate(witness.settle(dict(honest), msgs, meaningful=True))
+    placeholder = SideTiming(wall=Timing(method="wall", samples_us=[1.0], median_us=1.0,
+                                         iqr_us=0.0, rounds=1, noisy=False))  # fmt: skip
+    honest = VariantResult(
+        graph="g",
+        dtype="float32",
+        status=Status.OK,
+        speedup=2.0,
+        reference=placeholder,
+        candidate=placeholder,
+        call_overhead_us=5.0,
+    )
+    out = witness.settle(honest, msgs, meaningful=True)
     assert out.status.value == "ok" and out.speedup == 2.0
     assert out.candidate is not None and out.candidate.wall.samples_us == cand
-    forged = witness.settle({**honest, "speedup": 900.0}, msgs, meaningful=True)
-    assert forged["status"] == "rejected" and "timing-forged" in forged["error"]
-    assert "speedup 900.0" in forged["integrity"][-1]["detail"]
-    cpu = witness.settle(dict(honest), msgs, meaningful=False)
-    assert cpu["status"] == "rejected" and "timing_meaningful" in cpu["error"]
-    unwitnessed = witness.settle(dict(honest), [], meaningful=True)
-    assert unwitnessed["status"] == "rejected" and "not witnessed" in unwitnessed["error"]
-    untimed = {"graph": "g", "dtype": "float32", "status": "incorrect"}
-    assert witness.settle(dict(untimed), [], meaningful=True) == untimed
+    forged = witness.settle(honest.model_copy(update={"speedup": 900.0}), msgs, meaningful=True)
+    assert forged.status.value == "rejected" and "timing-forged" in (forged.error or "")
+    assert "speedup 900.0" in forged.integrity[-1].detail
+    cpu = witness.settle(honest, msgs, meaningful=False)
+    assert cpu.status.value == "rejected" and "timing_meaningful" in (cpu.error or "")
+    assert not cpu.timing_meaningful
+    unwitnessed = witness.settle(honest, [], meaningful=True)
+    assert unwitnessed.status.value == "rejected" and "not witnessed" in (unwitnessed.error or "")
+    untimed = VariantResult(graph="g", dtype="float32", status=Status.INCORRECT)
+    assert witness.settle(untimed, [], meaningful=True) == untimed
 
 
 def test_the_kernel_stamps_every_window_of_a_real_measurement() -> None:

@@ -254,7 +254,7 @@ class WorkerPool:
                 result = channel.read_result(request, payload, elapsed)
                 if key.role == "pass" and result.status is not Status.REJECTED:
                     meaningful = key.device != "cpu"  # a pass's kernels on CPU run interpreted
-                    result = witness.settle_result(result, seen.close(), meaningful=meaningful)
+                    result = witness.settle(result, seen.close(), meaningful=meaningful)
                 return result
             return channel.died(request, proc, worker.log_path, usage, memory_limit, ooms,
                                 elapsed)  # fmt: skip

@@ -233,51 +233,46 @@ def _gaps(m: Measured) -> list[str]:
     return problems
 
 
-def settle(result: dict[str, Any], messages: list[tuple[int, bytes]], *,
-           meaningful: bool) -> dict[str, Any]:  # fmt: skip
+def settle(result: VariantResult, messages: list[tuple[int, bytes]], *,
+           meaningful: bool) -> VariantResult:  # fmt: skip
     """A pass worker's result with its timing fields recomputed from the witnessed samples,
     or rejected (``timing-forged``) where the samples do not hold against their windows, the
     worker's own fields disagree with them, or a timed result was not witnessed at all.
     ``meaningful``: whether this worker's times can mean anything (not Triton's interpreter)."""
     measured, problems = audit(messages, gaps=meaningful)
-    if result.get("candidate") is None:  # not timed (failed before or during timing)
+    if result.candidate is None:  # not timed (failed before or during timing)
         return result
+    update: dict[str, Any] = {}
     if "main" not in measured or "probe" not in measured:
         problems.append("the result has timings but its timed calls were not witnessed")
     else:
-        fields = _recomputed(measured)
+        update = _recomputed(measured)
         for key in ("speedup", "speedup_vs_inductor", "call_overhead_us"):
-            mine, theirs = fields.get(key), result.get(key)
+            mine, theirs = update.get(key), getattr(result, key)
             if (mine is None) != (theirs is None) or (
                     mine is not None and abs(mine - theirs) > 1e-9 * abs(mine)):  # fmt: skip
                 problems.append(f"the worker reported {key} {theirs}, its witnessed samples "
                                 f"give {mine}")  # fmt: skip
-        result.update(fields)
-    if not meaningful and result.get("timing_meaningful", True):
-        problems.append("timing_meaningful claimed for interpreted kernels")
-        result["timing_meaningful"] = False
-    if not problems:
-        return result
-    detail = "; ".join(problems[:4]) + (
-        f" (+{len(problems) - 4} more)" if len(problems) > 4 else ""
-    )
-    finding = Finding(check="timing-forged", detail=detail, phase="timing")
-    result["integrity"] = [*result.get("integrity", []), finding.model_dump(mode="json")]
-    result["status"] = Status.REJECTED.value
-    result["error_class"] = STATUS_ERROR_CLASS[Status.REJECTED].value  # type: ignore[union-attr]
-    result["error"] = f"integrity: timing-forged: {detail}"
-    return result
-
-
-def settle_result(result: VariantResult, messages: list[tuple[int, bytes]], *,
-                  meaningful: bool) -> VariantResult:  # fmt: skip
-    """``settle`` on a validated result; what it recomputed is validated in turn."""
-    settled = settle(result.model_dump(mode="json"), messages, meaningful=meaningful)
-    return VariantResult.model_validate(settled)
+    if not meaningful:
+        if result.timing_meaningful:
+            problems.append("timing_meaningful claimed for interpreted kernels")
+        update["timing_meaningful"] = False
+    if problems:
+        detail = "; ".join(problems[:4]) + (
+            f" (+{len(problems) - 4} more)" if len(problems) > 4 else ""
+        )
+        update |= {
+            "integrity": [*result.integrity,
+                          Finding(check="timing-forged", detail=detail, phase="timing")],
+            "status": Status.REJECTED,
+            "error_class": STATUS_ERROR_CLASS[Status.REJECTED],
+            "error": f"integrity: timing-forged: {detail}",
+        }  # fmt: skip
+    return result.model_copy(update=update)
 
 
 def _recomputed(measured: dict[str, Measured]) -> dict[str, Any]:
-    """The result's timing fields from the witnessed measurements (JSON values)."""
+    """The result's timing fields from the witnessed measurements."""
     timed = {}
     for label in ("main", "probe"):
         m = measured[label]
@@ -287,5 +282,4 @@ def _recomputed(measured: dict[str, Measured]) -> dict[str, Any]:
     info = measured["main"].info
     fields, _ = timing_fields(timed["main"], timed["probe"], calls=info["calls"],
                               ci_target=info.get("ci_target"), cap=info["cap"])  # fmt: skip
-    return {k: v.model_dump(mode="json") if hasattr(v, "model_dump") else v
-            for k, v in fields.items()}  # fmt: skip
+    return fields
