@@ -30,6 +30,7 @@ import torch
 
 from passnet.core.tolerance import tolerance
 from passnet.core.trees import leaves
+from passnet.integrity.checks import clone_tree
 
 MIN_SETS, MAX_SETS = 2, 8
 BANK_BUDGET = {"cuda": 1 << 30, "cpu": 1 << 28}  # bytes the bank's sets and outputs may take
@@ -56,13 +57,20 @@ def _alias(t: torch.Tensor) -> torch.Tensor:
     return alias.set_(t.untyped_storage(), t.storage_offset(), t.size(), t.stride())
 
 
-def write_values(dst: list[Any], src: list[Any]) -> None:
+def aliases(dst: list[Any]) -> list[torch.Tensor | None]:
+    """What ``write_values`` writes through: an alias of each non-empty tensor of ``dst``."""
+    return [_alias(d) if isinstance(d, torch.Tensor) and d.numel() else None for d in dst]
+
+
+def write_values(dst: list[Any], src: list[Any],
+                 through: list[torch.Tensor | None] | None = None) -> None:  # fmt: skip
     """Copy ``src``'s tensor values into ``dst``'s tensors, leaving each destination's
-    identity, storage and version counter as they were."""
+    identity, storage and version counter as they were (``through``: ``aliases(dst)``, made
+    once by a caller that writes the same tensors again and again)."""
     with torch.no_grad():
-        for d, s in zip(dst, src, strict=True):
-            if isinstance(d, torch.Tensor) and d.numel():
-                _alias(d).copy_(s)
+        for a, s in zip(aliases(dst) if through is None else through, src, strict=True):
+            if a is not None:
+                a.copy_(s)
 
 
 class ValueBank:
@@ -72,14 +80,10 @@ class ValueBank:
                  size: int) -> None:  # fmt: skip
         self.values = [draw(secrets.randbits(31)) for _ in range(max(MIN_SETS, size))]
         with torch.no_grad():
-            self.expected = [reference(*[_clone(v) for v in vs]) for vs in self.values]
+            self.expected = [reference(*clone_tree(vs)) for vs in self.values]
 
     def __len__(self) -> int:
         return len(self.values)
-
-
-def _clone(v: Any) -> Any:
-    return v.detach().clone() if isinstance(v, torch.Tensor) else v
 
 
 class Feed:
@@ -87,6 +91,7 @@ class Feed:
 
     def __init__(self, bank: ValueBank, inputs: list[Any]) -> None:
         self.bank, self.inputs = bank, inputs
+        self.through = aliases(inputs)  # the inputs' own storage, written every call
         self.current = -1
         self._rng = secrets.SystemRandom()
 
@@ -95,7 +100,7 @@ class Feed:
         n = len(self.bank)
         step = self._rng.randrange(1, n) if self.current >= 0 else self._rng.randrange(n)
         self.current = (self.current + step) % n if self.current >= 0 else step
-        write_values(self.inputs, self.bank.values[self.current])
+        write_values(self.inputs, self.bank.values[self.current], self.through)
 
     @property
     def expected(self) -> Any:
