@@ -118,3 +118,60 @@ except PermissionError:
                           timeout=120)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip().splitlines()[-1] == "refused"
+
+
+LIB = """
+import sys
+
+def binder():  # like Triton's argument binder: compiled at run time, called by its library
+    ns = {}
+    exec("def dynamic_func(x):\\n    import wave\\n    return x\\n", ns)
+    return ns["dynamic_func"]
+
+def frame_getter():
+    ns = {"sys": sys}
+    exec("def dynamic_frame():\\n    return sys._getframe()\\n", ns)
+    return ns["dynamic_frame"]
+
+def run(fn, *args):
+    return fn(*args)
+"""
+
+
+def test_code_compiled_at_run_time_is_judged_by_its_caller(tmp_path: Path) -> None:
+    """Triton binds a kernel's arguments with a function it compiles (``<string>``); what that
+    function does while a pass launches (the import system listing sys.path) is Triton's, while
+    the same kind of function called by the pass itself, or handed a frame read, is refused."""
+    pass_dir, lib = tmp_path / "pass", tmp_path / "lib"
+    pass_dir.mkdir()
+    lib.mkdir()
+    (lib / "fakelib.py").write_text(textwrap.dedent(LIB))
+    (pass_dir / "user.py").write_text(
+        "def through_library(lib, fn): return lib.run(fn, 1)\ndef direct(fn): return fn()\n"
+    )
+    driver = f"""
+import importlib.util, sys
+sys.path.insert(0, {str(lib)!r})
+import fakelib
+from passnet.integrity.audit import AuditHook
+hook = AuditHook({str(pass_dir)!r}, [], lambda kind, detail: None)
+hook.library = (*hook.library, {str(lib)!r} + "/")
+sys.addaudithook(hook.hook)
+spec = importlib.util.spec_from_file_location("user", {str(pass_dir / "user.py")!r})
+mod = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(mod)
+binder, getter = fakelib.binder(), fakelib.frame_getter()
+for name, call in [("binder", lambda: mod.through_library(fakelib, binder)),
+                   ("direct_frame", lambda: mod.direct(getter)),
+                   ("library_frame", lambda: mod.through_library(fakelib, lambda _: getter()))]:
+    try:
+        call()
+        print(name, "allowed")
+    except PermissionError:
+        print(name, "refused")
+"""
+    proc = subprocess.run([sys.executable, "-c", driver], capture_output=True, text=True,
+                          timeout=120)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    out = dict(line.split() for line in proc.stdout.strip().splitlines()[-3:])
+    assert out == {"binder": "allowed", "direct_frame": "refused", "library_frame": "refused"}

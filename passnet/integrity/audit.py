@@ -8,8 +8,9 @@ hook raises ``PermissionError`` and reports a fatal finding naming the event and
 line. Catching the error does not help: the finding is already recorded.
 
 Which code issued an event decides. The *issuer* is the innermost frame outside the standard
-library (``inspect.currentframe`` or ``traceback`` called by the pass are the pass's own
-calls). Each event class has sites of library code that legitimately issue it while a pass
+library and outside code compiled at run time (``inspect.currentframe`` or ``traceback``
+called by the pass are the pass's own calls; so are Triton's generated argument binders called
+by Triton). Each event class has sites of library code that legitimately issue it while a pass
 runs (Triton compiling a kernel the pass launches spawns ``ptxas`` and writes its cache;
 torch.fx reads frames while it traces a pattern); any other issuer, the pass or a library
 function it handed a callable to, is refused. Events of harness code (``passnet``) pass.
@@ -152,7 +153,7 @@ class AuditHook:
             if issuer is None:
                 if self.is_stdlib(name):
                     importing = importing or name.startswith("<frozen importlib")
-                else:
+                elif not _generated(name):
                     issuer = f
             elif name.startswith("<frozen importlib"):
                 loading = True
@@ -172,8 +173,15 @@ class AuditHook:
         elif importing and kind in ("file-access", "dynamic-code") and self.read_only(event, args):
             return ""  # the import system reading a module's code
         elif name.startswith(self.library) and not name.startswith(self.pass_roots):
-            if loading or kind not in NAMED or not NAMED[kind].isdisjoint(code.co_names):
-                return ""  # library code calling the API itself, not a callable it was given
+            if (
+                loading
+                or importing
+                or kind not in NAMED
+                or not NAMED[kind].isdisjoint(code.co_names)
+            ):
+                # library code calling the API itself, not a callable it was given, or a module
+                # it imports (``namedtuple`` reads its caller's frame)
+                return ""
             if kind == "native-code" and _imports_ctypes(issuer):
                 return ""
         elif kind == "file-access" and self.file_ok(event, args):
@@ -184,8 +192,8 @@ class AuditHook:
         return f"{event} refused while pass code runs (issued at {where})"
 
     def read_only(self, event: str, args: tuple) -> bool:
-        if event != "open":
-            return event in ("exec", "marshal.loads", "compile")
+        if event != "open":  # (the import system lists the folders of sys.path)
+            return event in ("exec", "marshal.loads", "compile", "os.listdir", "os.scandir")
         mode, flags = (args[1] if len(args) > 1 else None), (args[2] if len(args) > 2 else 0)
         return not (any(c in str(mode or "") for c in "wax+") or bool((flags or 0) & _WRITE))
 
@@ -213,6 +221,14 @@ def _short(path: str) -> str:
         if top in parts:
             return "/".join(parts[len(parts) - parts[::-1].index(top) - 1 :])
     return os.path.basename(path)
+
+
+def _generated(name: str) -> bool:
+    """Code compiled at run time (``<string>``: Triton's argument binder, torch.fx's
+    ``<eval_with_key>``): its caller decides, as for the standard library's trampolines. The
+    pass cannot make such code (``exec``/``compile`` are refused for it), and the memory
+    classes still need the caller's own code to name the API (``NAMED``)."""
+    return name.startswith("<") and not name.startswith("<frozen ")
 
 
 def _raw_memory(path: object) -> bool:
