@@ -38,7 +38,7 @@ ATTACKS: dict[str, tuple[set[str], set[str]]] = {
     "memo_kernel_attrs": ({"stale-output"}, {"stale-output"}),
     "laundered_host_read": ({"host-compute"}, {"host-compute"}),
 }
-GPU_ATTACKS = {"launcher_internals": ({"late-write"}, {"late-write"})}
+GPU_ATTACKS = {"launcher_internals": ({"launch-count"}, {"launch-count"})}
 LAYERS = {"audit": FAST.model_copy(update={"audit_hook": True}), "no-audit": FAST}
 
 

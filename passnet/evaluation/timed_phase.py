@@ -93,6 +93,8 @@ class TimingPhase:
     bank: ValueBank = field(init=False)
     cand_side: Any = field(init=False)
     cand_feed: Feed = field(init=False)
+    launch_floor: int | None = field(default=None, init=False)  # see ``feed_candidate``
+    launch_mark: int = field(default=0, init=False)
 
     def note(self, text: str) -> None:
         add_note(self.result, text)
@@ -134,10 +136,13 @@ class TimingPhase:
             self.built.fn, self.per_run, self.positions, keep, check
         )
         self.cand_feed = Feed(self.bank, self.cand_inputs)
+        steady = self.checker.launch_counts[1:] if self.checker is not None else []
+        if steady and params.call_path != "cudagraph":  # a replay launches nothing in Python
+            self.launch_floor = min(steady)
         ref_sampler = checks.TimedSampler(self.ref_module.forward, self.per_run)
         sides = [
             Side("reference", ref_sampler, self.ref_inputs, Feed(self.bank, self.ref_inputs)),
-            Side("candidate", self.cand_side, self.cand_inputs, self.cand_feed,
+            Side("candidate", self.cand_side, self.cand_inputs, self.feed_candidate,
                  self.verify_timed if self.checker is not None else None),
         ]  # fmt: skip
         if self.with_inductor and self.spec.kind != "inductor":
@@ -148,11 +153,29 @@ class TimingPhase:
                 sides = self.graph_sides(sides)
         return sides
 
-    def verify_timed(self, out: Any) -> None:
-        """After every candidate call: its outputs against the reference's on the same set
-        (the level the correctness trials reached; a full comparison only where that fails)."""
+    def feed_candidate(self) -> None:
+        """Before every candidate call: fresh values, and the count of Triton launches from
+        here (``verify_timed`` compares it with the correctness trials')."""
         if self.rt is not None:
-            self.rt.phase = "timing"
+            self.launch_mark = self.rt.launched
+        self.cand_feed()
+
+    def verify_timed(self, out: Any) -> None:
+        """After every candidate call: its launches through the counted path (Triton's and
+        ``passnet.passes.launch``'s) against the fewest of a steady correctness trial, and its
+        outputs against the reference's on the same set (the level the correctness trials
+        reached; a full comparison only where that fails). Fewer launches with right outputs
+        is a kernel launched around the counted path, on a stream of its own or with
+        bookkeeping skipped, or work skipped."""
+        rt = self.rt
+        if rt is not None:
+            rt.phase = "timing"
+            done = rt.launched - self.launch_mark
+            if self.launch_floor is not None and done < self.launch_floor:
+                rt.add("launch-count", f"a timed call launched {done} Triton kernel(s) through "
+                       f"the counted launch path where every correctness trial after the first "
+                       f"launched at least {self.launch_floor}: a compiled kernel called around "
+                       "it, or work skipped")  # fmt: skip
         comparison = self.result.comparison
         level = comparison.tightest_passing_t if comparison is not None else None
         if level is None or not timed_values.matches(out, self.cand_feed.expected, level):

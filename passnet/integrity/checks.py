@@ -139,6 +139,7 @@ class CandidateChecker:
     # and when the last of them returned
     unsettled: list[tuple[list, list, list[int]]] = field(default_factory=list)
     last_deferred: float = 0.0
+    launch_counts: list[int] = field(default_factory=list)  # counted launches of each call
 
     def call(
         self, inputs: list[Any], fill: bool = True, defer: bool = False
@@ -154,6 +155,7 @@ class CandidateChecker:
         rt.nan_fill_device()
         with rt.call_scope(fill=fill):
             out = self.fn(*inputs)
+        self.launch_counts.append(rt.launches)
         outs = leaves(out)
         odd = [f"output {j}: {type(t).__name__}" for j, t in enumerate(outs)
                if isinstance(t, torch.Tensor) and type(t) is not torch.Tensor]  # fmt: skip

@@ -187,7 +187,8 @@ class Runtime:
         self.phase = "load"
         self.fill = True
         self.ghost = False
-        self.launches = 0
+        self.launches = 0  # in the current call scope
+        self.launched = 0  # in the worker's life: the timed calls' launch count (timed_phase)
         self.fresh: set[int | None] = set()
         self.current = ""
         self.guarded_calls = 0  # replacement calls in this call scope
@@ -446,6 +447,7 @@ def _launch_hook(rt: Runtime, orig: Callable) -> Callable:
     def run(self: Any, *args: Any, **kwargs: Any) -> Any:
         if not kwargs.get("warmup", False):
             rt.launches += 1
+            rt.launched += 1
             if rt.ghost:
                 return None
         return orig(self, *args, **kwargs)
@@ -461,6 +463,7 @@ def _getitem_hook(rt: Runtime, orig: Callable) -> Callable:
 
         def launch(*args: Any, **kwargs: Any) -> Any:
             rt.launches += 1
+            rt.launched += 1
             return None if rt.ghost else runner(*args, **kwargs)
 
         return launch
