@@ -52,11 +52,10 @@ def test_replay_recomputes_from_the_static_inputs() -> None:
     def judge(out, r_in):  # noqa: ANN001, ANN202
         seen.append(torch.allclose(out[0], torch.relu(r_in[0]) * 2))
 
-    checked_replay(g, [x], lambda: [fresh], judge)
+    x.copy_(fresh)  # the harness writes a checked call's values into the static inputs
+    checked_replay(g, [x], judge)
     assert seen == [True]
-    # the timing values are back, and so are their outputs
-    torch.testing.assert_close(g.out[0], torch.relu(x) * 2)
-    assert not torch.equal(x, fresh)
+    torch.testing.assert_close(g.out[0], torch.relu(fresh) * 2)
 
 
 _HOST_SYNC = """
