@@ -12,25 +12,40 @@ copied into the pattern's layout (found once per input layout on the meta device
 shape or dtype the pattern does not produce is an error naming the rule. One op is registered
 per rule, argument signature and binding of the rule's free literals (``passnet::<rule>_<n>``:
 the match's literals are constants of its op); inference only (no autograd formula).
+
+Where the replacement can be traced (tritonops.py: ``cached`` launches and allocation only, on
+CUDA) the op is a ``torch.library.triton_op`` instead, which Inductor traces into and launches
+itself; the opaque op is the fallback, and each fired site records which it got
+(``OpReplacement.launch``: ``"inductor"`` or ``"custom-op"``, with the reason).
 """
 
 from __future__ import annotations
 
 import itertools
 import re
+from dataclasses import dataclass
 from typing import Any
 
 import torch
 from torch.fx import Node
 
+from passnet.accelerate import tritonops
 from passnet.accelerate.library import LibraryRule, binding_key
 from passnet.passes.matcher import Match, Replacement
 
 NAMESPACE = "passnet"
 _counter = itertools.count()
-_OPS: dict[
-    tuple[int, str, str], tuple[Any, Any]
-] = {}  # (id(rule), schema, binding) -> (rule, op); rule kept alive
+# (id(rule), schema, binding) -> (rule, op, launch, why): rule kept alive
+_OPS: dict[tuple[int, str, str], tuple[Any, Any, str, str]] = {}
+
+
+@dataclass
+class OpReplacement(Replacement):
+    """A match's call through a registered op: ``launch`` says who launches its kernels
+    (``"inductor"``: a triton op Inductor traced; ``"custom-op"``: the opaque op, ``why``)."""
+
+    launch: str = "custom-op"
+    why: str = ""
 
 
 def _example(node: Node) -> Any:
@@ -67,19 +82,59 @@ def op_target(r: LibraryRule, m: Match) -> Replacement | str:
     schema = f"({', '.join(f'{t} a{i}' for i, t in enumerate(types))}) -> {ret}"
     key = (id(r.rule), schema, binding_key(m.bound))
     if key not in _OPS:
+        examples = [_example(n) for n in m.inputs]
         try:
-            _OPS[key] = (r.rule, _register(r, schema, len(outs), dict(m.bound)))
+            _OPS[key] = (r.rule, *_register(r, schema, types, len(outs), dict(m.bound), examples))
         except Exception as e:  # noqa: BLE001 - any refusal means: run this graph eagerly
             return f"{where}: torch.library refused the op {schema}: {type(e).__name__}: {e}"
-    return Replacement(_OPS[key][1], r.rule.name, None, keywords=False)
+    _, op, launch, why = _OPS[key]
+    return OpReplacement(op, r.rule.name, None, keywords=False, launch=launch, why=why)
 
 
-def _register(r: LibraryRule, schema: str, n_out: int, bound: dict[str, Any]) -> Any:
-    """The op for one signature and one binding of the rule's free literals (``bound``)."""
+def _register(
+    r: LibraryRule, schema: str, types: list[str], n_out: int, bound: dict[str, Any],
+    examples: list[Any],
+) -> tuple[Any, str, str]:  # fmt: skip
+    """(op, launch, why) for one signature and one binding of the rule's free literals
+    (``bound``): a triton op where the replacement traces, else the opaque custom op."""
     rule = r.rule
     name = f"{re.sub(r'[^0-9A-Za-z_]', '_', rule.name)}_{next(_counter)}"
     layouts: dict[tuple, list | None] = {}
     pattern = r.pattern_for(bound)
+
+    def traced_conform(out: Any, args: tuple) -> Any:
+        outs = list(out) if n_out > 1 else [out]
+        expected = _layouts(pattern, args, layouts)
+        fixed = tuple(_conform_traced(o, args, None if expected is None else expected[i])
+                      for i, o in enumerate(outs))  # fmt: skip
+        return fixed if n_out > 1 else fixed[0]
+
+    why = tritonops.traceable_here(examples)
+    if not why:
+        qualname = f"{NAMESPACE}::{name}_t"
+        eager = _eager_impl(r, n_out, bound, pattern, layouts)
+        try:
+            tritonops.register(r, qualname, types, n_out, bound, eager, traced_conform, examples)
+            return getattr(getattr(torch.ops, NAMESPACE), f"{name}_t").default, "inductor", ""
+        except tritonops.NotTraceable as e:
+            why = str(e)
+    impl = _eager_impl(r, n_out, bound, pattern, layouts)
+
+    def fake(*args: Any) -> Any:
+        out = pattern(*args)
+        outs = list(out) if n_out > 1 else [out]
+        fresh = tuple(o.new_empty_strided(o.size(), o.stride()) for o in outs)
+        return fresh if n_out > 1 else fresh[0]
+
+    op = torch.library.custom_op(f"{NAMESPACE}::{name}", impl, mutates_args=(), schema=schema)
+    op.register_fake(fake)
+    return getattr(getattr(torch.ops, NAMESPACE), name).default, "custom-op", why
+
+
+def _eager_impl(
+    r: LibraryRule, n_out: int, bound: dict[str, Any], pattern: Any, layouts: dict
+) -> Any:
+    """The op on real tensors: the library's guarded call, outputs made the pattern's."""
 
     def impl(*args: Any) -> Any:
         out = r.call(*args, **bound)  # a guard's ValueError runs the pattern instead (library.py)
@@ -93,15 +148,7 @@ def _register(r: LibraryRule, schema: str, n_out: int, bound: dict[str, Any]) ->
                       for i, o in enumerate(outs))  # fmt: skip
         return fixed if n_out > 1 else fixed[0]
 
-    def fake(*args: Any) -> Any:
-        out = pattern(*args)
-        outs = list(out) if n_out > 1 else [out]
-        fresh = tuple(o.new_empty_strided(o.size(), o.stride()) for o in outs)
-        return fresh if n_out > 1 else fresh[0]
-
-    op = torch.library.custom_op(f"{NAMESPACE}::{name}", impl, mutates_args=(), schema=schema)
-    op.register_fake(fake)
-    return getattr(getattr(torch.ops, NAMESPACE), name).default
+    return impl
 
 
 def _layouts(pattern: Any, args: tuple, cache: dict[tuple, list | None]) -> list | None:
@@ -123,6 +170,23 @@ def _layouts(pattern: Any, args: tuple, cache: dict[tuple, list | None]) -> list
         except Exception:  # noqa: BLE001 - an op without a meta kernel: no layout check
             cache[key] = None
     return cache[key]
+
+
+def _conform_traced(out: Any, args: tuple, expected: tuple | None) -> torch.Tensor:
+    """``_conform`` on fake tensors (no data pointers): a copy where the output is an input or
+    a view of one, or its strides are not the pattern's."""
+    if not isinstance(out, torch.Tensor):
+        raise RuntimeError(f"replacement returned a {type(out).__name__}, not a tensor")
+    aliased = any(isinstance(a, torch.Tensor) and torch._C._is_alias_of(out, a) for a in args)
+    if expected is None:
+        return out.clone() if aliased else out
+    shape, stride, dtype = expected
+    if tuple(out.shape) != shape or out.dtype != dtype:
+        raise RuntimeError(f"replacement returned {tuple(out.shape)} {out.dtype}, "
+                           f"its pattern gives {shape} {dtype}")  # fmt: skip
+    if aliased or not _same_strides(shape, out.stride(), stride):
+        return torch.empty_strided(shape, stride, dtype=dtype, device=out.device).copy_(out)
+    return out
 
 
 def _same_strides(shape: tuple, a: tuple, b: tuple) -> bool:

@@ -24,6 +24,7 @@ match's free literals, ``pattern.bound_pattern``); such calls are counted per ru
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -93,6 +94,8 @@ class Fired:
     rule: str
     nodes: list[str]
     module: str
+    launch: str = "python"  # who launches its kernels: "inductor", "custom-op" or "python"
+    why: str = ""  # why not "inductor", where Inductor compiles the graph
 
 
 @dataclass
@@ -257,7 +260,8 @@ class PassLibrary:
                 if isinstance(rep, str):
                     report.note += f"{rep}\n"
                     rep = plain
-                report.fired.append(Fired(r.label, _names(m.compute, pos), _where(m.outputs[0])))
+                report.fired.append(Fired(r.label, _names(m.compute, pos), _where(m.outputs[0]),
+                                          getattr(rep, "launch", "python"), getattr(rep, "why", "")))  # fmt: skip
                 taken.update(dict.fromkeys(m.compute, r.label))
                 replace_match(graph, m, rep, pos, remap)
             if len(r.pattern[2]) > 1:
@@ -340,7 +344,11 @@ def summarize(reports: Sequence[GraphReport], rules: Sequence[LibraryRule]) -> d
         misses = [r.misses[label] for r in reports if label in r.misses]
         out[label] = {
             "count": len(fired),
-            "where": [{"module": f.module, "nodes": f.nodes} for f in fired],
+            "where": [
+                {"module": f.module, "nodes": f.nodes, "launch": f.launch} for f in fired
+            ],  # fmt: skip
+            "launch": dict(Counter(f.launch for f in fired)),
+            "launch_why": next((f.why for f in fired if f.why), ""),
             "skipped_overlaps": [{"nodes": s.nodes, "held_by": s.held_by} for s in skipped],
             "miss": misses[0] if misses and not fired else "",
             "fallback_calls": rule.fallbacks,

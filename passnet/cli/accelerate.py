@@ -28,9 +28,9 @@ def _fmt(x: float | None, spec: str = ",.1f") -> str:
 def _print(result, all_rules: bool = False) -> None:  # noqa: ANN001 - AccelerateResult
     rules = Table(title=f"{result.model} {result.shape} — rules fired ({result.device}, "
                   f"inner {result.inner})", expand=False)  # fmt: skip
-    for col in ("rule", "fired", "where (first 3)", "lost to overlaps", "fell back"):
+    for col in ("rule", "fired", "launched by", "where (first 3)", "lost to overlaps", "fell back"):
         rules.add_column(col, overflow="fold")
-    idle = 0
+    idle, whys = 0, []
     for name, r in result.rules.items():
         if not (all_rules or r["count"] or r["skipped_overlaps"]):
             idle += 1
@@ -41,9 +41,14 @@ def _print(result, all_rules: bool = False) -> None:  # noqa: ANN001 - Accelerat
                          for s in r["skipped_overlaps"][:3])  # fmt: skip
         lost += f" (+{len(r['skipped_overlaps']) - 3})" if len(r["skipped_overlaps"]) > 3 else ""
         back = f"{r['fallback_calls']} calls: {r['fallback_reason']}" if r["fallback_calls"] else ""
-        rules.add_row(escape(name), str(r["count"]), escape(where or r["miss"][:160]),
-                      escape(lost), escape(back))  # fmt: skip
+        launch = ", ".join(f"{k} {n}" for k, n in r.get("launch", {}).items())
+        rules.add_row(escape(name), str(r["count"]), escape(launch),
+                      escape(where or r["miss"][:160]), escape(lost), escape(back))  # fmt: skip
+        if r.get("launch_why") and r.get("launch", {}).get("inductor") != r["count"]:
+            whys.append(f"{name}: {r['launch_why']}")
     console.print(rules)
+    for why in whys[:5]:  # why a rule's kernels are not launched by Inductor itself
+        console.print(f"[dim]opaque op: {escape(why[:300])}[/]", soft_wrap=True)
     if idle:
         console.print(f"[dim]{idle} more rule(s) matched nothing (--all-rules lists them "
                       "with their closest miss)[/]")  # fmt: skip

@@ -32,10 +32,11 @@ The integrity runtime counts and can disable these launches like Triton's own
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import torch
@@ -43,6 +44,19 @@ import torch
 __all__ = ["CachedKernel", "cached"]
 
 _HOLD: list[Any] = []  # static launchers whose loaded module a tuple entry uses
+_TRACER: list[Callable[[Any], Any]] = []  # see ``traced_launches``
+
+
+@contextlib.contextmanager
+def traced_launches(wrap: Callable[[Any], Any]) -> Iterator[None]:
+    """Inside, every ``CachedKernel`` launch goes through ``wrap(jit_function)[grid]``
+    (``torch.library.wrap_triton``): a ``torch.library.triton_op`` body traced on fake tensors
+    then records the kernel itself, and Inductor launches it from its generated code."""
+    _TRACER.append(wrap)
+    try:
+        yield
+    finally:
+        _TRACER.pop()
 
 
 def _specialisation(args: tuple, kwargs: dict[str, Any]) -> tuple[tuple, int]:
@@ -209,6 +223,8 @@ class CachedKernel:
         self._stream: Callable[[int], int] = _stream_getter()  # no CUDA call until used
 
     def __getitem__(self, grid: Sequence[int] | Callable) -> Callable[..., None]:
+        if _TRACER:  # a triton_op body being traced (``traced_launches``)
+            return _TRACER[-1](self.fn)[grid]
         return functools.partial(self.launch, grid)  # no Python frame of its own per call
 
     def _ordered(self, args: tuple, kwargs: dict[str, Any]) -> tuple[list[Any], tuple]:
