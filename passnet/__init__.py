@@ -76,15 +76,21 @@ def evaluate(
 
 
 def backend(
-    passes: PassesArg, inner: str = "inductor", *, mode: str | None = None, order: str = "folders"
+    passes: PassesArg,
+    inner: str = "inductor",
+    *,
+    mode: str | None = None,
+    order: str = "folders",
+    tune: Any = False,
 ) -> PassnetBackend:
     """A ``torch.compile`` backend that applies a pass library (pass folders, or folders of
     them) to every captured graph, then compiles the rest with Inductor (``inner="inductor"``,
-    ``mode`` one of Inductor's) or runs it eagerly; ``.fired()`` counts rules per firing
-    (docs/accelerate.md)."""
+    ``mode`` one of Inductor's) or runs it eagerly; ``.fired()`` counts rules per firing;
+    ``tune`` (True or a ``passnet.accelerate.tune.TuneCache``) keeps a rule at a site only
+    where the compiled graph gets faster (docs/accelerate.md)."""
     from passnet.accelerate.backend import backend as make
 
-    return make(passes, inner, mode=mode, order=order)
+    return make(passes, inner, mode=mode, order=order, tune=tune)
 
 
 def score(variants: list[VariantResult], b: float = 0.1, p: float = 0.0) -> Scores:

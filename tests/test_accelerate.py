@@ -292,3 +292,54 @@ def test_a_rewritten_graph_exports_with_each_replacement_as_a_custom_op(
     assert sum(t.startswith("passnet.") for t in ops) == 1, ops
     (out,) = program.module()(*example_inputs)
     torch.testing.assert_close(out, model(*args))
+
+
+def test_tune_drops_a_site_that_makes_the_graph_slower_and_remembers(tmp_path: Path) -> None:
+    """A rule that costs 20 ms a call: timed in place against the graph without it, dropped,
+    and the decision read back from the cache by a later compile (nothing timed again)."""
+    from passnet.accelerate.tune import TuneCache
+
+    folder = _folder(tmp_path, "slow", "x, y", "torch.relu(x + y)", "import time; time.sleep(0.02)")
+    model, args = AddReluAdd(), _inputs()
+    cache = TuneCache(tmp_path / "tune.sqlite")
+    be = passnet.backend(passes=folder, inner="inductor", tune=cache)
+    out = torch.compile(model, backend=be)(*args)
+    torch.testing.assert_close(out, model(*args))
+    (rule,) = be.summary().values()
+    assert rule["count"] == 0 and len(rule["dropped_by_tune"]) == 1
+    assert "timed): 0 of 1 fired site(s) kept" in be.reports[0].tune
+    torch._dynamo.reset()
+    again = passnet.backend(passes=folder, inner="inductor", tune=cache)
+    torch.compile(model, backend=again)(*args)
+    assert "from the tuning cache): 0 of 1" in again.reports[0].tune
+
+
+def test_tune_keeps_sites_greedily_where_the_graph_gets_faster(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The greedy rule on scripted medians: a site stays only when the graph with it beats the
+    best so far by more than the margin."""
+    from passnet.accelerate import tune
+
+    gm = torch.fx.symbolic_trace(AddReluAdd())
+    sites = [("r:a", ("n1",)), ("r:b", ("n2",)), ("r:c", ("n3",))]
+    # the graph's time by the set of sites compiled into it
+    cost = {(): 100.0, ("r:a",): 90.0, ("r:a", "r:b"): 89.5, ("r:a", "r:c"): 70.0}
+    built: list[tuple[str, ...]] = []
+
+    def compile_with(g, keep):  # noqa: ANN001, ANN202
+        chosen = tuple(label for label, nodes in sites if keep(label, list(nodes)))
+        built.append(chosen)
+        return lambda *a: chosen
+
+    def fake_measure(sides, device, **kw):  # noqa: ANN001, ANN202, ARG001
+        class W:
+            def __init__(self, us: float) -> None:
+                self.wall = type("T", (), {"median_us": us})()
+
+        return {s.name: W(cost[s.fn()]) for s in sides}
+
+    monkeypatch.setattr(tune, "measure", fake_measure)
+    decision = tune.tune_graph(gm, list(_inputs()), sites, compile_with)
+    assert decision.kept == [("r:a", ("n1",)), ("r:c", ("n3",))]  # b: 0.6% is noise
+    assert decision.base_us == 100.0 and built[0] == ()

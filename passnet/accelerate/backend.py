@@ -7,14 +7,18 @@ conflict rule), each replacement becomes a custom op (customops.py) and
 config of an Inductor ``mode`` (``reduce-overhead``: CUDA graphs). When a replacement cannot
 be a custom op, or Inductor fails on the rewritten graph, that graph runs eagerly, with the
 replacements, and says so (a warning and the graph's report): the rest of that graph then
-loses Inductor's fusions, which on most models costs more than one fused kernel wins.
+loses Inductor's fusions, which on most models costs more than one fused kernel wins. With
+``tune`` the backend keeps a rule at a site only where the compiled graph gets faster
+(tune.py: timed once, then read from a cache).
 
 A named backend ``"passnet"`` is registered with Dynamo when this module is imported; it reads
-its library from ``PASSNET_PASSES`` (folders joined by ``os.pathsep``) and ``PASSNET_INNER``.
+its library from ``PASSNET_PASSES`` (folders joined by ``os.pathsep``), ``PASSNET_INNER`` and
+``PASSNET_TUNE`` (``1``: tune).
 """
 
 from __future__ import annotations
 
+import copy
 import os
 import warnings
 from collections.abc import Callable, Sequence
@@ -23,9 +27,17 @@ from typing import Any
 
 from torch.fx import GraphModule
 
+from passnet.accelerate import tune
 from passnet.accelerate.library import GraphReport, LibraryError, PassLibrary, summarize
+from passnet.accelerate.tune import TuneCache
 
 INNERS = ("inductor", "eager")
+
+
+class _Eager(Exception):
+    """The rewritten graph must run eagerly; the message says why."""
+
+
 PassesArg = PassLibrary | str | Path | Sequence[str | Path]
 
 
@@ -33,38 +45,78 @@ class PassnetBackend:
     """The backend callable; ``reports`` holds one GraphReport per graph it compiled."""
 
     def __init__(
-        self, library: PassLibrary, inner: str = "inductor", mode: str | None = None
+        self,
+        library: PassLibrary,
+        inner: str = "inductor",
+        mode: str | None = None,
+        tune: bool | TuneCache = False,
     ) -> None:
         if inner not in INNERS:
             raise ValueError(f"unknown inner compiler {inner!r}; use one of {', '.join(INNERS)}")
         if mode is not None and inner != "inductor":
             raise ValueError(f"mode {mode!r} needs inner='inductor'")
+        if tune and inner != "inductor":
+            raise ValueError("tune needs inner='inductor' (it compares compiled graphs)")
         self.library, self.inner, self.mode = library, inner, mode
+        self.tune: TuneCache | None = (
+            tune if isinstance(tune, TuneCache) else TuneCache() if tune else None
+        )
         self.reports: list[GraphReport] = []
 
     def __call__(self, gm: GraphModule, example_inputs: list[Any]) -> Callable:
         from passnet.accelerate.customops import op_target
 
         inductor = self.inner == "inductor"
-        report = self.library.apply(gm, len(self.reports), op_target if inductor else None)
-        report.inner = self.inner
+        keep, tuned = self._tuned(gm, example_inputs) if self.tune else (None, "")
+        report = self.library.apply(gm, len(self.reports), op_target if inductor else None, keep)
+        report.inner, report.tune = self.inner, tuned
         self.reports.append(report)
         if not inductor:
             return gm.forward
+        try:
+            return self._compile(gm, example_inputs, report)
+        except _Eager as e:
+            return self._eager(gm, report, str(e))
+
+    def _compile(self, gm: GraphModule, example_inputs: list[Any], report: GraphReport) -> Any:
+        """Inductor on the rewritten graph; raises _Eager saying why it must run eagerly."""
         if report.note:  # some replacement is a plain Python call: Inductor would trace into it
-            return self._eager(
-                gm, report, f"not every replacement could be a custom op:\n{report.note}"
-            )
+            raise _Eager(f"not every replacement could be a custom op:\n{report.note}")
         from torch._inductor import list_mode_options
         from torch._inductor.compile_fx import compile_fx
 
         patches = list_mode_options(self.mode) if self.mode else {}
         try:
             return compile_fx(gm, example_inputs, config_patches=patches)
-        except Exception as e:  # noqa: BLE001 - reported loudly below, never dropped
-            return self._eager(
-                gm, report, f"Inductor failed on the rewritten graph: {type(e).__name__}: {e}"
-            )
+        except Exception as e:  # noqa: BLE001 - reported loudly, never dropped
+            raise _Eager(f"Inductor failed on the rewritten graph: {type(e).__name__}: {e}") from e
+
+    def _tuned(
+        self, gm: GraphModule, example_inputs: list[Any]
+    ) -> tuple[Callable[[str, list[str]], bool] | None, str]:
+        """Which fired sites to keep (tune.py): from the cache, else timed now."""
+        from passnet.accelerate.customops import op_target
+
+        assert self.tune is not None
+        probe = self.library.apply(copy.deepcopy(gm), -1)
+        sites = [(f.rule, tuple(f.nodes)) for f in probe.fired]
+        if not sites:
+            return None, ""
+        key = tune.graph_key(gm, example_inputs, self.library, self.mode or "default")
+        decision = self.tune.get(key)
+        if decision is None:
+
+            def compile_with(copy_gm: GraphModule, keep: Callable[[str, list[str]], bool]) -> Any:
+                report = self.library.apply(copy_gm, -1, op_target, keep)
+                try:
+                    return self._compile(copy_gm, example_inputs, report)
+                except _Eager:
+                    return copy_gm.forward
+
+            decision = tune.tune_graph(gm, example_inputs, sites, compile_with)
+            self.tune.put(key, tune.device_name(example_inputs), decision)
+        kept = set(decision.kept)
+        return (lambda label, nodes: (label, tuple(nodes)) in kept), decision.describe(len(sites))
 
     def _eager(self, gm: GraphModule, report: GraphReport, why: str) -> Callable:
         report.inner = "eager"
@@ -89,7 +141,12 @@ def as_library(passes: PassesArg, order: str = "folders") -> PassLibrary:
 
 
 def backend(
-    passes: PassesArg, inner: str = "inductor", *, mode: str | None = None, order: str = "folders"
+    passes: PassesArg,
+    inner: str = "inductor",
+    *,
+    mode: str | None = None,
+    order: str = "folders",
+    tune: bool | TuneCache = False,
 ) -> PassnetBackend:
     """A ``torch.compile`` backend applying ``passes`` (see the module docstring)::
 
@@ -97,10 +154,10 @@ def backend(
     fast = torch.compile(model, backend=be)
     fast(*inputs); print(be.fired())
     """
-    return PassnetBackend(as_library(passes, order), inner, mode)
+    return PassnetBackend(as_library(passes, order), inner, mode, tune)
 
 
-_NAMED: dict[tuple[str, str], PassnetBackend] = {}
+_NAMED: dict[tuple[str, str, bool], PassnetBackend] = {}
 
 
 def named_backend(gm: GraphModule, example_inputs: list[Any]) -> Callable:
@@ -111,9 +168,10 @@ def named_backend(gm: GraphModule, example_inputs: list[Any]) -> Callable:
             'backend="passnet" reads its pass folders from PASSNET_PASSES (joined by '
             f"{os.pathsep!r}); set it, or pass passnet.backend(passes=...) instead"
         )
-    key = (os.pathsep.join(paths), os.environ.get("PASSNET_INNER", "inductor"))
+    key = (os.pathsep.join(paths), os.environ.get("PASSNET_INNER", "inductor"),
+           os.environ.get("PASSNET_TUNE", "0") == "1")  # fmt: skip
     if key not in _NAMED:
-        _NAMED[key] = backend(paths, key[1])
+        _NAMED[key] = backend(paths, key[1], tune=key[2])
     return _NAMED[key](gm, example_inputs)
 
 

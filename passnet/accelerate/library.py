@@ -115,7 +115,9 @@ class GraphReport:
     nodes: int
     fired: list[Fired] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
+    dropped: list[Fired] = field(default_factory=list)  # sites ``keep`` left as they were
     misses: dict[str, str] = field(default_factory=dict)  # rule -> why it matched nothing
+    tune: str = ""  # what tuning decided for this graph (tune.py), or ""
     inner: str = ""
     note: str = ""
 
@@ -237,9 +239,15 @@ class PassLibrary:
         return [r.label for r in self.rules]
 
     def apply(
-        self, gm: GraphModule, graph_id: int = 0, target: TargetHook | None = None
+        self,
+        gm: GraphModule,
+        graph_id: int = 0,
+        target: TargetHook | None = None,
+        keep: Callable[[str, list[str]], bool] | None = None,
     ) -> GraphReport:
-        """Rewrite ``gm`` in place (then ``recompile``); ``target`` may swap each match's call."""
+        """Rewrite ``gm`` in place (then ``recompile``); ``target`` may swap each match's call;
+        ``keep(rule label, node names)`` False leaves a match's site as it is (tune.py), and
+        it is reported in ``dropped``."""
         graph = gm.graph
         report = GraphReport(
             graph_id, sum(n.op not in ("placeholder", "output") for n in graph.nodes)
@@ -255,12 +263,16 @@ class PassLibrary:
             pos = {n: i for i, n in enumerate(graph.nodes)}
             remap: dict[Node, Node] = {}
             for m in matches:
+                names = _names(m.compute, pos)
+                if keep is not None and not keep(r.label, names):
+                    report.dropped.append(Fired(r.label, names, _where(m.outputs[0])))
+                    continue
                 plain = Replacement(r.call, r.rule.name, None)
                 rep: Replacement | str = target(r, m) if target else plain
                 if isinstance(rep, str):
                     report.note += f"{rep}\n"
                     rep = plain
-                report.fired.append(Fired(r.label, _names(m.compute, pos), _where(m.outputs[0]),
+                report.fired.append(Fired(r.label, names, _where(m.outputs[0]),
                                           getattr(rep, "launch", "python"), getattr(rep, "why", "")))  # fmt: skip
                 taken.update(dict.fromkeys(m.compute, r.label))
                 replace_match(graph, m, rep, pos, remap)
@@ -341,6 +353,7 @@ def summarize(reports: Sequence[GraphReport], rules: Sequence[LibraryRule]) -> d
         label = rule.label
         fired = [f for r in reports for f in r.fired if f.rule == label]
         skipped = [s for r in reports for s in r.skipped if s.rule == label]
+        dropped = [f for r in reports for f in r.dropped if f.rule == label]
         misses = [r.misses[label] for r in reports if label in r.misses]
         out[label] = {
             "count": len(fired),
@@ -350,7 +363,8 @@ def summarize(reports: Sequence[GraphReport], rules: Sequence[LibraryRule]) -> d
             "launch": dict(Counter(f.launch for f in fired)),
             "launch_why": next((f.why for f in fired if f.why), ""),
             "skipped_overlaps": [{"nodes": s.nodes, "held_by": s.held_by} for s in skipped],
-            "miss": misses[0] if misses and not fired else "",
+            "dropped_by_tune": [{"module": f.module, "nodes": f.nodes} for f in dropped],
+            "miss": misses[0] if misses and not (fired or dropped) else "",
             "fallback_calls": rule.fallbacks,
             "fallback_reason": rule.fallback_reason,
         }

@@ -120,6 +120,7 @@ def accelerate(
     trials: int = 100,
     rounds: int = 4,
     strict_t: int = STRICT_T,
+    tune: bool = False,
 ) -> AccelerateResult:
     """Compile ``loaded`` with and without ``library``, check every side, time them on CUDA."""
     cuda = device.startswith("cuda")
@@ -127,7 +128,7 @@ def accelerate(
     time_it = cuda if time_it is None else time_it
     model = loaded.model
     torch._dynamo.reset()
-    backends = {"passnet": PassnetBackend(library, inner)}
+    backends = {"passnet": PassnetBackend(library, inner, tune=tune)}
     sides: dict[str, Callable] = {"eager": model}
     if baselines:
         sides["inductor"] = torch.compile(model)
@@ -135,7 +136,7 @@ def accelerate(
             sides["inductor-ro"] = torch.compile(model, mode="reduce-overhead")
     sides["passnet"] = torch.compile(model, backend=backends["passnet"])
     if cuda and inner == "inductor":
-        backends["passnet-ro"] = PassnetBackend(library, inner, mode="reduce-overhead")
+        backends["passnet-ro"] = PassnetBackend(library, inner, mode="reduce-overhead", tune=tune)
         sides["passnet-ro"] = torch.compile(model, backend=backends["passnet-ro"])
     checks: dict[str, Check] = {}
     with torch.no_grad():
@@ -146,7 +147,14 @@ def accelerate(
     correct, verdict = _verdict(checks, strict_t)
     main = backends["passnet"]
     graphs = [
-        {"graph": r.graph, "nodes": r.nodes, "inner": r.inner, "fired": r.counts(), "note": r.note}
+        {
+            "graph": r.graph,
+            "nodes": r.nodes,
+            "inner": r.inner,
+            "fired": r.counts(),
+            "note": r.note,
+            "tune": r.tune,
+        }  # fmt: skip
         for r in main.reports
     ]
     result = AccelerateResult(

@@ -55,6 +55,8 @@ def _print(result, all_rules: bool = False) -> None:  # noqa: ANN001 - Accelerat
     for g in result.graphs:
         if g["note"]:
             console.print(f"[yellow]graph {g['graph']}:[/] {escape(g['note'])}", soft_wrap=True)
+        if g.get("tune"):
+            console.print(f"graph {g['graph']}: {escape(g['tune'])}", soft_wrap=True)
     checks = Table(title="outputs vs eager (SPEC tolerance levels)", expand=False)
     for col in ("side", "tightest t", "max abs diff", "max rel diff", "error"):
         checks.add_column(col, overflow="fold")
@@ -145,6 +147,14 @@ def accelerate_cmd(
             "(their synth.json) measured them below this speedup over eager"
         ),  # fmt: skip
     ] = None,
+    tune: Annotated[
+        bool,
+        typer.Option(
+            "--tune",
+            help="keep a rule at a site only where it makes the compiled graph faster (timed "
+            "in place once, then read from PASSNET_TUNE_CACHE [~/.cache/passnet/tune.sqlite])",
+        ),
+    ] = False,
 ) -> None:
     """Compile MODEL with a pass library inside torch.compile, check it against eager, time it.
 
@@ -152,6 +162,8 @@ def accelerate_cmd(
     Inductor vs passnet (docs/accelerate.md). Exit 0 correct, 1 incorrect, 2 usage error.
     """
     _check_options(device, inner, order, json_out)
+    if tune and inner != "inductor":
+        _fail("--tune compares compiled graphs: it needs --inner inductor.")
     library, loaded = _load(model, passes, order, batch, size, device, dtype, min_speedup)
     for folder, speedup in library.skipped:
         console.print(f"[dim]left out {escape(str(folder))}: verified {speedup:.3f}x eager on "
@@ -161,7 +173,7 @@ def accelerate_cmd(
     with console.status(f"compiling and checking {loaded.name} ..."):
         result = accelerate(loaded, library, device=device, dtype=dtype, inner=inner,
                             baselines=baselines, time_it=time_it, warmup=warmup, trials=trials,
-                            rounds=rounds, strict_t=strict_t)  # fmt: skip
+                            rounds=rounds, strict_t=strict_t, tune=tune)  # fmt: skip
     if time_it and not device.startswith("cuda"):
         result.timing_note = "timed on CPU at your request: Triton's interpreter ran the passes, the times mean nothing"
     _print(result, all_rules)
