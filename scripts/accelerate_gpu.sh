@@ -6,7 +6,8 @@
 # $OUT/accelerate/table.md. MODELS and BATCHES override the lists (MODEL@SIZE sets --size);
 # SYNTH=DIR picks the synthesizer's library (below). Torchvision and timm models need those packages
 # (their wheels in .whl/, as for scripts/gpu_check.sh); a model whose library is missing is
-# reported and skipped.
+# reported and skipped. ACCEL_ARGS adds options to every timed run (e.g. "--tune", "--dtype
+# bfloat16").
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-out}; mkdir -p "$OUT/accelerate"
@@ -51,7 +52,8 @@ for entry in $MODELS; do
     echo "== $model batch $b"
     # shellcheck disable=SC2086
     python3 -m passnet.cli accelerate "$model" --passes examples/passes --passes "$SYNTH" \
-      --min-speedup "${MIN_SPEEDUP:-1.0}" --device cuda --batch "$b" $size --json "$OUT/accelerate/$tag.json" 2>&1 | tail -12
+      --min-speedup "${MIN_SPEEDUP:-1.0}" --device cuda --batch "$b" $size ${ACCEL_ARGS:-} \
+      --json "$OUT/accelerate/$tag.json" 2>&1 | tail -16
   done
 done
 python3 - "$OUT/accelerate" <<'EOF' | tee "$OUT/accelerate/table.md"
