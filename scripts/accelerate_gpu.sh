@@ -60,9 +60,9 @@ python3 - "$OUT/accelerate" <<'EOF' | tee "$OUT/accelerate/table.md"
 import json, sys
 from pathlib import Path
 sides = ["eager", "inductor", "inductor-ro", "passnet", "passnet-ro"]
-print("| model | shape | fired | t (passnet) | " + " | ".join(f"{s} µs" for s in sides)
+print("| model | shape | fired | sites fused | t (passnet) | " + " | ".join(f"{s} µs" for s in sides)
       + " | eager/passnet | inductor/passnet | inductor-ro/passnet-ro |")
-print("|" + "---|" * (len(sides) + 7))
+print("|" + "---|" * (len(sides) + 8))
 for f in sorted(Path(sys.argv[1]).glob("*.json")):  # the timed runs only
     d = json.loads(f.read_text())
     med = {s: d["timing"].get(s, {}).get("wall", {}).get("median_us") for s in sides}
@@ -71,5 +71,7 @@ for f in sorted(Path(sys.argv[1]).glob("*.json")):  # the timed runs only
     ratios = [f"{sp[k]:.3f}x" if k in sp else "-"
               for k in ("eager/passnet", "inductor/passnet", "inductor-ro/passnet-ro")]
     t = d["checks"].get("passnet", {}).get("tightest_t")
-    print(f"| {d['model']} | {d['shape']} | {d['fired']} | {t} | " + " | ".join(cells + ratios) + " |")
+    fused = ", ".join(f"{k} {v[1]}/{v[0]}" for k, v in d.get("sites", {}).items() if v[0])
+    print(f"| {d['model']} | {d['shape']} | {d['fired']} | {fused or '-'} | {t} | "
+          + " | ".join(cells + ratios) + " |")
 EOF

@@ -90,6 +90,8 @@ def test_backend_fires_on_bert_inside_inductor() -> None:
     assert summary["where"][1]["module"] == "encoder.layer.0.attention.output.LayerNorm"
     # under Triton's interpreter no triton op can be traced: the opaque op, and why
     assert summary["launch"] == {"custom-op": BERT_SITES}
+    assert be.coverage() == {"add+layer_norm": (5, 5), "add+rms_norm": (0, 0),
+                             "bias+activation": (2, 0)}  # fmt: skip
     assert "interpreter" in summary["launch_why"]
     comparison = compare_outputs(dict(out), dict(reference))
     assert comparison.tightest_passing_t is not None and comparison.tightest_passing_t <= -4
@@ -343,3 +345,39 @@ def test_tune_keeps_sites_greedily_where_the_graph_gets_faster(
     decision = tune.tune_graph(gm, list(_inputs()), sites, compile_with)
     assert decision.kept == [("r:a", ("n1",)), ("r:c", ("n3",))]  # b: 0.6% is noise
     assert decision.base_us == 100.0 and built[0] == ()
+
+
+class _SiteKinds(torch.nn.Module):
+    """One site of each kind, written as Hugging Face writes them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.randn(8, 8))
+        self.b = torch.nn.Parameter(torch.randn(8))
+
+    def forward(self, x: torch.Tensor, r: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        ln = torch.nn.functional.layer_norm(x + r, (8,))
+        v = ln + r
+        rms = v * torch.rsqrt(v.pow(2).mean(-1, keepdim=True) + 1e-6)
+        act = torch.nn.functional.gelu(torch.nn.functional.linear(rms, self.w, self.b))
+        y = torch.addmm(self.b, rms, self.w).view(2, 8)
+        tanh_gelu = 0.5 * y * (1.0 + torch.tanh(0.79 * (y + 0.044715 * torch.pow(y, 3.0))))
+        plain = torch.tanh(x)  # no GELU: no site
+        return act, tanh_gelu, plain, torch.relu(rms)  # relu of no bias: no site
+
+
+def test_sites_of_each_kind_and_their_coverage() -> None:
+    from passnet.accelerate.sites import coverage, find_sites
+
+    gm = torch.fx.symbolic_trace(_SiteKinds())
+    sites = find_sites(gm.graph)
+    assert [(s.kind, s.nodes) for s in sites] == [
+        ("add+layer_norm", ("add", "layer_norm")),
+        ("add+rms_norm", ("add_1", "rsqrt")),
+        ("bias+activation", ("gelu",)),
+        ("bias+activation", ("tanh",)),
+    ]
+    fired = [["add", "layer_norm"], ["rsqrt", "mul"]]  # the second misses the residual add
+    assert coverage(sites, fired) == {
+        "add+layer_norm": (1, 1), "add+rms_norm": (1, 0), "bias+activation": (2, 0),
+    }  # fmt: skip

@@ -29,6 +29,7 @@ from torch.fx import GraphModule
 
 from passnet.accelerate import tune
 from passnet.accelerate.library import GraphReport, LibraryError, PassLibrary, summarize
+from passnet.accelerate.sites import coverage, find_sites
 from passnet.accelerate.tune import TuneCache
 
 INNERS = ("inductor", "eager")
@@ -68,8 +69,10 @@ class PassnetBackend:
 
         inductor = self.inner == "inductor"
         keep, tuned = self._tuned(gm, example_inputs) if self.tune else (None, "")
+        found = find_sites(gm.graph)
         report = self.library.apply(gm, len(self.reports), op_target if inductor else None, keep)
         report.inner, report.tune = self.inner, tuned
+        report.sites = coverage(found, (f.nodes for f in report.fired))
         self.reports.append(report)
         if not inductor:
             return gm.forward
@@ -127,6 +130,15 @@ class PassnetBackend:
     def summary(self) -> dict[str, Any]:
         """Per rule: how often it fired, where, overlaps it lost, the closest miss."""
         return summarize(self.reports, self.library.rules)
+
+    def coverage(self) -> dict[str, tuple[int, int]]:
+        """Per site kind (sites.py), over every graph: (sites found, sites a rule fused)."""
+        out: dict[str, tuple[int, int]] = {}
+        for r in self.reports:
+            for kind, (found, fused) in r.sites.items():
+                a, b = out.get(kind, (0, 0))
+                out[kind] = (a + found, b + fused)
+        return out
 
     def fired(self) -> dict[str, int]:
         return {k: v["count"] for k, v in self.summary().items()}

@@ -118,6 +118,7 @@ class GraphReport:
     dropped: list[Fired] = field(default_factory=list)  # sites ``keep`` left as they were
     misses: dict[str, str] = field(default_factory=dict)  # rule -> why it matched nothing
     tune: str = ""  # what tuning decided for this graph (tune.py), or ""
+    sites: dict[str, tuple[int, int]] = field(default_factory=dict)  # kind -> (found, fused)
     inner: str = ""
     note: str = ""
 

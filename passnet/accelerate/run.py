@@ -61,6 +61,7 @@ class AccelerateResult:
     timing: dict[str, Any] = field(default_factory=dict)
     speedups: dict[str, float] = field(default_factory=dict)
     timing_note: str = ""
+    sites: dict[str, Any] = field(default_factory=dict)  # kind -> [found, fused] (sites.py)
 
     @property
     def fired(self) -> int:
@@ -161,6 +162,7 @@ def accelerate(
         loaded.name, loaded.shape, device, dtype, inner, library.order, library_json(library),
         main.summary(), graphs, checks, correct, verdict,
     )  # fmt: skip
+    result.sites = {k: list(v) for k, v in main.coverage().items()}
     if not time_it:
         result.timing_note = CPU_TIMING_NOTE if not cuda else "timing skipped (--no-time)"
         return result

@@ -47,6 +47,10 @@ def _print(result, all_rules: bool = False) -> None:  # noqa: ANN001 - Accelerat
         if r.get("launch_why") and r.get("launch", {}).get("inductor") != r["count"]:
             whys.append(f"{name}: {r['launch_why']}")
     console.print(rules)
+    fused = [f"{kind} {n_fused}/{n_found}" for kind, (n_found, n_fused) in result.sites.items()
+             if n_found]  # fmt: skip
+    if fused:
+        console.print(f"sites fused (sites.py): {', '.join(fused)}")
     for why in whys[:5]:  # why a rule's kernels are not launched by Inductor itself
         console.print(f"[dim]opaque op: {escape(why[:300])}[/]", soft_wrap=True)
     if idle:
