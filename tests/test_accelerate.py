@@ -381,3 +381,32 @@ def test_sites_of_each_kind_and_their_coverage() -> None:
     assert coverage(sites, fired) == {
         "add+layer_norm": (1, 1), "add+rms_norm": (1, 0), "bias+activation": (2, 0),
     }  # fmt: skip
+
+
+def test_a_triton_op_is_traced_into_by_inductor(tmp_path: Path) -> None:
+    """The triton-op path without Triton (which needs CUDA there): a replacement of torch ops
+    registered by tritonops.register is traced on fake tensors, and Inductor compiles its body
+    into the graph instead of calling the op; its output takes the pattern's layout."""
+    from torch._inductor.utils import run_and_get_code
+
+    from passnet.accelerate import customops, tritonops
+
+    other_layout = "x, y = x.t().contiguous().t(), y.t().contiguous().t()"  # column-major
+    folder = _folder(tmp_path, "relu_t", "x, y", "torch.relu(x + y)", other_layout)
+    r = PassLibrary.load([folder]).rules[0]
+    pattern, layouts = r.pattern_for({}), {}
+    eager = customops._eager_impl(r, 1, {}, pattern, layouts)
+
+    def conform(out, args):  # noqa: ANN001, ANN202
+        (expected,) = customops._layouts(pattern, args, layouts)
+        return customops._conform_traced(out, args, expected)
+
+    x, y = torch.randn(4, 8), torch.randn(4, 8)
+    op = tritonops.register(r, "passnet::relu_t_probe", ["Tensor", "Tensor"], 1, {}, eager,
+                            conform, [x, y])  # fmt: skip
+    assert op(x, y).stride() == (8, 1) and torch.equal(op(x, y), torch.relu(x + y))
+    out, codes = run_and_get_code(torch.compile(lambda a, b: op(a, b) * 2), x, y)
+    torch.testing.assert_close(out, torch.relu(x + y) * 2)
+    assert "relu_t_probe" not in "\n".join(codes)  # traced into, not called
+    traced = torch.compile(lambda a, b: op(a, b))(x, y)  # the op's own output: conformed
+    assert traced.stride() == (8, 1) and torch.equal(traced, torch.relu(x + y))
