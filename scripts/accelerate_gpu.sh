@@ -7,7 +7,7 @@
 # SYNTH=DIR picks the synthesizer's library (below). Torchvision and timm models need those packages
 # (their wheels in .whl/, as for scripts/gpu_check.sh); a model whose library is missing is
 # reported and skipped. ACCEL_ARGS adds options to every timed run (e.g. "--tune", "--dtype
-# bfloat16").
+# bfloat16"); MODEL#H in MODELS builds a transformers model at hidden size H (--hidden).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-out}; mkdir -p "$OUT/accelerate"
@@ -45,14 +45,16 @@ if [ "${WARM:-0}" = 1 ]; then
       echo "warm $model b$1: exit $?"'
 fi
 for entry in $MODELS; do
+  hidden=""
+  case "$entry" in *"#"*) hidden="--hidden ${entry#*#}"; entry=${entry%#*} ;; esac
   model=${entry%@*}; size=""
   [ "$entry" != "$model" ] && size="--size ${entry#*@}"
   for b in ${BATCHES:-1 8}; do
-    tag=$(echo "$model-b$b" | tr '/' '_')
+    tag=$(echo "$model-b$b${hidden:+-h${hidden#--hidden }}" | tr '/' '_')
     echo "== $model batch $b"
     # shellcheck disable=SC2086
     python3 -m passnet.cli accelerate "$model" --passes examples/passes --passes "$SYNTH" \
-      --min-speedup "${MIN_SPEEDUP:-1.0}" --device cuda --batch "$b" $size ${ACCEL_ARGS:-} \
+      --min-speedup "${MIN_SPEEDUP:-1.0}" --device cuda --batch "$b" $size $hidden ${ACCEL_ARGS:-} \
       --json "$OUT/accelerate/$tag.json" 2>&1 | tail -16
   done
 done

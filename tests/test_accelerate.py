@@ -135,6 +135,8 @@ def test_library_discovers_folders_and_rejects_bad_ones(tmp_path: Path) -> None:
         load_model("no-such-model")
     with pytest.raises(ModelError, match="no such file"):
         load_model(str(tmp_path / "missing.py") + ":make")
+    with pytest.raises(ModelError, match="applies to transformers zoo models"):
+        load_model(str(tmp_path / "missing.py") + ":make", hidden=64)
 
 
 def test_unregistrable_replacement_runs_eagerly_and_says_so(

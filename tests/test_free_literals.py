@@ -414,3 +414,20 @@ def test_the_synth_command_emits_generic_rules_unless_told_literal(tmp_path: Pat
         assert report["shapes"] == shapes and len(report["rules"]) == rules, report
         sources = [p.read_text() for p in (out / task.name / "pass").glob("synth_*.py")]
         assert all(("FREE_LITERALS = {" in s) == (shapes == "generic") for s in sources)
+
+
+def test_a_zoo_bert_at_hidden_192_fuses_every_residual_layer_norm(tmp_path: Path) -> None:
+    """The zoo's BERT built at a hidden size no suite task has (``--hidden``): the rule
+    synthesised from a hidden-128 add + LayerNorm fuses all five of its sites, correctly."""
+    from passnet.accelerate.models import load_model
+
+    generic = _synth(tmp_path, AddLayerNorm(128), _inputs(2, 8, 128))
+    loaded = load_model("bert", batch=2, size=8, hidden=192)
+    assert loaded.shape.endswith("-h192")
+    torch._dynamo.reset()
+    be = passnet.backend(passes=[generic], inner="eager")
+    with torch.no_grad():
+        out, ref = loaded(torch.compile(loaded.model, backend=be)), loaded()
+    assert be.coverage()["add+layer_norm"] == (5, 5)
+    cmp = compare_outputs(dict(out), dict(ref))
+    assert cmp.tightest_passing_t is not None and cmp.tightest_passing_t <= -4, cmp

@@ -17,7 +17,7 @@ from typing import Any
 
 import torch
 
-from passnet.dataset.zoo import Shape, ZooError, resolve
+from passnet.dataset.zoo import WIDTH_KEYS, Shape, ZooError, hidden_width, resolve
 
 DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
 
@@ -47,14 +47,25 @@ def load_model(
     size: int | None = None,
     device: str = "cpu",
     dtype: str = "float32",
+    hidden: int | None = None,
 ) -> LoadedModel:
-    """Build ``spec`` (a zoo name, or ``path/to/module.py:factory``) on ``device`` in ``dtype``."""
+    """Build ``spec`` (a zoo name, or ``path/to/module.py:factory``) on ``device`` in ``dtype``;
+    ``hidden``: a transformers zoo model's hidden size instead of its own."""
     if dtype not in DTYPES:
         raise ModelError(f"unknown dtype {dtype!r}; use one of {', '.join(DTYPES)}")
     if ":" in spec and spec.split(":", 1)[0].endswith(".py"):
+        if hidden is not None:
+            raise ModelError("--hidden applies to transformers zoo models, not a factory")
         loaded = _from_factory(spec, batch)
     else:
-        loaded = _from_zoo(spec, batch, size)
+        with hidden_width(hidden) as applied:
+            loaded = _from_zoo(spec, batch, size)
+        if hidden is not None and not applied:
+            raise ModelError(f"{loaded.name}: no hidden size to set (--hidden applies to "
+                             f"transformers zoo models whose config has one of "
+                             f"{', '.join(WIDTH_KEYS)})")  # fmt: skip
+        if hidden is not None:
+            loaded.shape += f"-h{hidden}"
     model = loaded.model.to(device=device, dtype=DTYPES[dtype]).eval()
     loaded.model = model
     loaded.args = tuple(_move(a, device, DTYPES[dtype]) for a in loaded.args)

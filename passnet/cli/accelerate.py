@@ -111,6 +111,10 @@ def accelerate_cmd(
         int | None, typer.Option(min=1, help="sequence length / resolution / samples")
     ] = None,
     dtype: Annotated[str, typer.Option(help="float32, float16 or bfloat16")] = "float32",
+    hidden: Annotated[
+        int | None,
+        typer.Option(min=2, help="a transformers zoo model's hidden size instead of its own (128)"),
+    ] = None,
     inner: Annotated[
         str, typer.Option(help="what compiles the rest: inductor or eager")
     ] = "inductor",
@@ -168,7 +172,7 @@ def accelerate_cmd(
     _check_options(device, inner, order, json_out)
     if tune and inner != "inductor":
         _fail("--tune compares compiled graphs: it needs --inner inductor.")
-    library, loaded = _load(model, passes, order, batch, size, device, dtype, min_speedup)
+    library, loaded = _load(model, passes, order, batch, size, device, dtype, min_speedup, hidden)
     for folder, speedup in library.skipped:
         console.print(f"[dim]left out {escape(str(folder))}: verified {speedup:.3f}x eager on "
                       f"its task, below --min-speedup {min_speedup}[/]")  # fmt: skip
@@ -212,6 +216,7 @@ def _load(
     device: str,
     dtype: str,
     min_speedup: float | None = None,
+    hidden: int | None = None,
 ) -> tuple[PassLibrary, LoadedModel]:
     """The pass library and the model with its inputs, or exit 2 with what is wrong."""
     from passnet.accelerate.library import LibraryError, PassLibrary
@@ -219,7 +224,8 @@ def _load(
 
     try:
         library = PassLibrary.load(passes, order=order, min_speedup=min_speedup)
-        loaded = load_model(model, batch=batch, size=size, device=device, dtype=dtype)
+        loaded = load_model(model, batch=batch, size=size, device=device, dtype=dtype,
+                            hidden=hidden)  # fmt: skip
     except (LibraryError, ModelError) as e:
         _fail(str(e))
     return library, loaded

@@ -10,10 +10,12 @@ lists close matches.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import importlib
 import importlib.util
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -119,6 +121,24 @@ _TINY_NLP = {**_TINY, "vocab_size": 1000, "intermediate_size": 256, "max_positio
 _TINY_DECODER = {**_TINY_NLP, "num_key_value_heads": 1, "use_cache": False}
 
 
+#: The config keys that are a transformers model's hidden size (``hidden_width`` sets them).
+WIDTH_KEYS = ("hidden_size", "n_embd", "d_model", "dim")
+_WIDTH: ContextVar[list | None] = ContextVar("zoo_width", default=None)
+
+
+@contextlib.contextmanager
+def hidden_width(width: int | None) -> Iterator[list]:
+    """Inside, a transformers model is built with hidden size ``width`` (every key of
+    ``WIDTH_KEYS`` its config sets): the same architecture at a size no pass was written for.
+    The yielded list gets the keys set, so a caller can tell a model that has none."""
+    applied: list[str] = []
+    token = _WIDTH.set([width, applied] if width is not None else None)
+    try:
+        yield applied
+    finally:
+        _WIDTH.reset(token)
+
+
 def _hf(model_cls: str, config_cls: str, shape_key: str | None = None, **config: Any):
     """Builder of a transformers model from its config class (``shape_key`` gets shape.size)."""
 
@@ -127,6 +147,11 @@ def _hf(model_cls: str, config_cls: str, shape_key: str | None = None, **config:
         kwargs = dict(config)
         if shape_key:
             kwargs[shape_key] = shape.size
+        if (width := _WIDTH.get()) is not None:
+            for key in WIDTH_KEYS:
+                if key in kwargs:
+                    kwargs[key] = width[0]
+                    width[1].append(key)
         cfg = getattr(transformers, config_cls)(**kwargs)
         torch.manual_seed(0)
         model = getattr(transformers, model_cls)(cfg)
