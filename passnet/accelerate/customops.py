@@ -118,6 +118,8 @@ def _register(
             return getattr(getattr(torch.ops, NAMESPACE), f"{name}_t").default, "inductor", ""
         except tritonops.NotTraceable as e:
             why = str(e)
+        except Exception as e:  # noqa: BLE001 - torch.library refusing it: the opaque op
+            why = f"{r.label}: no triton op: {type(e).__name__}: {str(e)[:300]}"
     impl = _eager_impl(r, n_out, bound, pattern, layouts)
 
     def fake(*args: Any) -> Any:
