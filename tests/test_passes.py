@@ -449,6 +449,35 @@ def test_inplace_on_a_shared_or_external_input_must_match(tmp_path: Path) -> Non
     )
 
 
+def test_inplace_into_a_match_input_no_one_else_reads_is_loose(tmp_path: Path) -> None:
+    """VGG's ``conv2d`` then ``relu(inplace=True)`` then ``max_pool2d``: the convolution's
+    output comes from outside the match, but nothing else in the graph reads it, so eager's
+    write is invisible and a rule written out of place fires; where the convolution's output is
+    also returned, the write is visible and the rule must not fire."""
+
+    class Vgg(torch.nn.Module):
+        def __init__(self, expose: bool) -> None:
+            super().__init__()
+            self.expose = expose
+
+        def forward(self, x, w):  # noqa: ANN001, ANN201
+            y = torch.conv2d(x, w, None, 1, 1)
+            out = F.max_pool2d(F.relu(y, inplace=True), 2, 2)
+            return (out, y) if self.expose else out
+
+    rule = simple_rule("return F.max_pool2d(F.relu(x), 2, 2)").replace(
+        "return args[0]", "return F.max_pool2d(args[0], 2, 2).clamp_min(0)"  # out of place
+    )
+    x = [torch.randn(2, 3, 8, 8), torch.randn(4, 3, 3, 3)]
+    (private,) = apply_rules(tmp_path / "a", Vgg(expose=False), {"ReluPool.py": rule})
+    assert private.matches == 1
+    gm = to_fx(Vgg(expose=False))
+    apply_passes(gm, load_pass_dir(tmp_path / "a" / "p"))
+    torch.testing.assert_close(gm(*x), Vgg(expose=False)(*x))
+    (exposed,) = apply_rules(tmp_path / "b", Vgg(expose=True), {"ReluPool.py": rule})
+    assert exposed.matches == 0 and "is an input of the match" in exposed.diagnostic
+
+
 def test_momentum_must_match_in_training_mode(tmp_path: Path) -> None:
     class TrainBn(torch.nn.Module):
         def forward(self, x, m, v, g, b):  # noqa: ANN001, ANN201
@@ -476,7 +505,9 @@ def test_momentum_must_match_in_training_mode(tmp_path: Path) -> None:
 def test_inplace_chain_inside_the_match_in_a_dynamo_graph(tmp_path: Path) -> None:
     """Dynamo records ``y += r`` as iadd, whose result is y itself: relu(inplace=True) on it
     writes y's memory. y made inside the match (the batch norm) and read only by the iadd: the
-    rule fires. y an input of the match: the write would reach it, so no match."""
+    rule fires. y an input of the match that nothing else reads (the batch norm's output): the
+    write is invisible, so the smaller rule fires too (first in the folder, it wins). y a
+    graph input: the write would reach the caller, so no match."""
 
     class BnAddRelu(torch.nn.Module):
         def forward(self, x, r, m, v, g, b):  # noqa: ANN001, ANN201
@@ -497,8 +528,23 @@ def test_inplace_chain_inside_the_match_in_a_dynamo_graph(tmp_path: Path) -> Non
     compiled(*x)
     (report,) = sink
     add_relu, bn_add_relu = report.rules
-    assert (add_relu.matches, bn_add_relu.matches) == (0, 1)
-    assert "graph node 'y' is an input of the match, not made inside it" in add_relu.diagnostic
+    assert (add_relu.matches, bn_add_relu.matches) == (1, 0)
+    only_bn = write_pass(tmp_path / "q", {"BnAddRelu.py": files["BnAddRelu.py"]})
+    torch._dynamo.reset()
+    sink.clear()
+    torch.compile(mod, backend=make_backend(load_pass_dir(only_bn), sink))(*x)
+    assert sink[0].rules[0].matches == 1
+
+    class InputAddRelu(torch.nn.Module):
+        def forward(self, x, r):  # noqa: ANN001, ANN201
+            x += r
+            return torch.nn.functional.relu(x, inplace=True)
+
+    torch._dynamo.reset()
+    sink.clear()
+    torch.compile(InputAddRelu(), backend=make_backend(load_pass_dir(folder), sink))(*x[:2])
+    add_relu = sink[0].rules[0]
+    assert add_relu.matches == 0 and "writes into the graph input" in add_relu.diagnostic
 
 
 def test_inplace_add_whose_write_is_read_later_is_not_replaced(tmp_path: Path) -> None:

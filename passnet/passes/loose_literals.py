@@ -12,6 +12,10 @@ outside the match (``LooseLiterals.loose``):
   ``inplace=False``), or by an in-place op (``x += y``, ``relu(x, inplace=True)``, ``x.add_(y)``)
   on such a private tensor, every link of that chain read by its one user alone. Then the
   in-place write lands in memory nothing else reads, and the two spellings compute the same.
+  The graph's side may also take its input from outside the match if that chain is private to
+  the whole graph (torchvision's ``conv2d`` then ``relu(inplace=True)``: the convolution's
+  output is read by the activation alone, never a graph input or attribute): eager's write is
+  then invisible whatever the pattern says.
 """
 
 from __future__ import annotations
@@ -48,6 +52,11 @@ _FRESH = {
 }  # fmt: skip
 
 
+def _computed(n: Node) -> bool:
+    """A node the graph computes (not an input, parameter or buffer it was handed)."""
+    return n.op not in ("placeholder", "get_attr")
+
+
 def _arg(args: list[tuple[str, Any]], name: str, missing: Any = None) -> Any:
     """The value of parameter ``name`` in ``normalized_args`` output, else ``missing``."""
     return next((v for label, v in args if label.rstrip("=") == name), missing)
@@ -80,6 +89,8 @@ class LooseLiterals:
                 return n in rev and rev[n].op != "placeholder"
 
             why = self._private_input(gn, inside, "graph")
+            if why is not None and self._private_input(gn, _computed, "graph") is None:
+                return None  # private to the whole graph: the write is seen by nothing
             why = why or self._private_input(pn, lambda n: n.op != "placeholder", "pattern")
             if why is None:
                 return None
