@@ -412,3 +412,22 @@ def test_a_triton_op_is_traced_into_by_inductor(tmp_path: Path) -> None:
     assert "relu_t_probe" not in "\n".join(codes)  # traced into, not called
     traced = torch.compile(lambda a, b: op(a, b))(x, y)  # the op's own output: conformed
     assert traced.stride() == (8, 1) and torch.equal(traced, torch.relu(x + y))
+
+
+def test_an_op_name_follows_the_pass_sources(tmp_path: Path) -> None:
+    """Compile caches key graphs by op names: one name must mean one implementation in every
+    process, so the name hashes the folder's sources, the signature and the binding."""
+    from passnet.accelerate.customops import _op_name
+
+    folder = _folder(tmp_path, "add_relu", "x, y", "torch.relu(x + y)")
+    rule = PassLibrary.load([folder]).rules[0]
+    schema = "(Tensor a0, Tensor a1) -> Tensor"
+    first = _op_name(rule, schema, {})
+    assert first.startswith("FuseAddRelu_") and len(first) == len("FuseAddRelu_") + 12
+    assert _op_name(rule, schema, {}).startswith(first + "_")  # taken here already
+    other_binding = _op_name(rule, schema, {"eps": 1e-5})
+    (folder / "FuseAddRelu.py").write_text(
+        (folder / "FuseAddRelu.py").read_text().replace("relu(x + y)", "relu(y + x)")
+    )
+    edited = _op_name(rule, schema, {})
+    assert len({first[:25], other_binding[:25], edited[:25]}) == 3

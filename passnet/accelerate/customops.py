@@ -10,7 +10,7 @@ the result is made to agree with that promise: an output aliasing an input is
 copied (custom ops may not return views), an output whose strides differ from the pattern's is
 copied into the pattern's layout (found once per input layout on the meta device), and a
 shape or dtype the pattern does not produce is an error naming the rule. One op is registered
-per rule, argument signature and binding of the rule's free literals (``passnet::<rule>_<n>``:
+per rule, argument signature and binding of the rule's free literals (``passnet::<rule>_<hash>``:
 the match's literals are constants of its op); inference only (no autograd formula).
 
 Where the replacement can be traced (tritonops.py: ``cached`` launches and allocation only, on
@@ -21,9 +21,11 @@ itself; the opaque op is the fallback, and each fired site records which it got
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -35,6 +37,7 @@ from passnet.passes.matcher import Match, Replacement
 
 NAMESPACE = "passnet"
 _counter = itertools.count()
+_NAMES: set[str] = set()  # op names registered in this process
 # (id(rule), schema, binding) -> (rule, op, launch, why): rule kept alive
 _OPS: dict[tuple[int, str, str], tuple[Any, Any, str, str]] = {}
 
@@ -97,8 +100,7 @@ def _register(
 ) -> tuple[Any, str, str]:  # fmt: skip
     """(op, launch, why) for one signature and one binding of the rule's free literals
     (``bound``): a triton op where the replacement traces, else the opaque custom op."""
-    rule = r.rule
-    name = f"{re.sub(r'[^0-9A-Za-z_]', '_', rule.name)}_{next(_counter)}"
+    name = _op_name(r, schema, bound)
     layouts: dict[tuple, list | None] = {}
     pattern = r.pattern_for(bound)
 
@@ -131,6 +133,23 @@ def _register(
     op = torch.library.custom_op(f"{NAMESPACE}::{name}", impl, mutates_args=(), schema=schema)
     op.register_fake(fake)
     return getattr(getattr(torch.ops, NAMESPACE), name).default, "custom-op", why
+
+
+def _op_name(r: LibraryRule, schema: str, bound: dict[str, Any]) -> str:
+    """``<rule>_<hash>``: the hash of the pass folder's sources, the signature and the binding,
+    so one name means one implementation in every process. Compile caches key a graph by its
+    ops' names (AOTAutograd's cache does for triton ops, whose kernels Inductor inlines): a
+    counter would give another library's rule the same name in the next process. A name taken
+    in this process (the same rule loaded twice) gets a counter too."""
+    h = hashlib.sha256(f"{schema}|{binding_key(bound)}".encode())
+    folder = Path(r.rule.path).parent
+    for source in sorted(folder.glob("*.py")):
+        h.update(source.name.encode() + b"\0" + source.read_bytes())
+    name = f"{re.sub(r'[^0-9A-Za-z_]', '_', r.rule.name)}_{h.hexdigest()[:12]}"
+    if name in _NAMES:
+        name += f"_{next(_counter)}"
+    _NAMES.add(name)
+    return name
 
 
 def _eager_impl(
