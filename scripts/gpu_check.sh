@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Everything that needs the GPU machine, in one call: GPU tests, call-path overheads, and the
 # bundled example under eager, Inductor and the bundled pass (direct and Dynamo call paths), and
-# the bundled suite (or one rebuilt here: SUITE_REBUILD=1). EXAMPLE_BENCH=0, GPU_TESTS=0 and
+# the bundled suite (or one rebuilt here: SUITE_REBUILD=1); AB=1 adds the old/new harness A/B
+# (below). EXAMPLE_BENCH=0, GPU_TESTS=0 and
 # SUITE_BENCH=0 skip a part; THROUGHPUT=1 adds the evaluator-throughput comparison, LATENCY=1
 # repeated evaluations in one process and one-shot `passnet eval --server` calls, PROFILE=1
 # the per-variant host/device profile of the synthesised passes, P3=1 the suite measured twice,
@@ -135,6 +136,13 @@ EOF2
     echo "== $c"; grep -E "^graphs|imported during" "$OUT/diag/$c.txt"
   done
   tar czf "$OUT/diag.tgz" -C "$OUT" diag && rm -rf "$OUT/diag"
+fi
+# AB=1: the library benched by this harness and by the one in HARNESS_OLD (a folder holding
+# another revision's passnet/: `mkdir old-harness && git archive REV passnet | tar x -C
+# old-harness`, carried), side by side (scripts/harness_ab.sh; AB_BUDGET caps it): does a change
+# of the evaluator change any score or flag an honest pass?
+if [ "${AB:-0}" = 1 ]; then
+  timeout -s INT "${AB_BUDGET:-400}" bash scripts/harness_ab.sh 2>&1 | tail -30 | tee "$OUT/ab.txt"
 fi
 if [ "${GPU_TESTS:-1}" = 1 ]; then
   # Only the modules that hold GPU tests: others import clients (openai) the machine lacks.
