@@ -53,3 +53,23 @@ def test_the_bank_fits_a_budget_but_holds_at_least_two_sets() -> None:
     small, huge = [torch.empty(16)], [torch.empty(1 << 20)]
     assert bank_size(small, small, torch.device("cpu")) == 8
     assert bank_size(huge * 100, huge, torch.device("cpu")) == 2
+
+
+def test_timed_calls_that_round_differently_keep_the_trials_level(tmp_path) -> None:  # noqa: ANN001
+    """A kernel whose timed calls pass a level or so looser than its correctness trials (as other
+    values do to half precision): accepted, reported as the non-fatal ``timed-drift``, and the
+    score keeps the trials' level, so checking every timed call does not lower honest scores."""
+    from pathlib import Path
+
+    from helpers.integrity import FAST, bert_variant, evaluate_jobs
+
+    from passnet.core.results import Status
+
+    folder = Path(__file__).parent / "passes" / "timed_drift"
+    (v,) = evaluate_jobs({"drift": (folder, bert_variant(tmp_path / "rows12"))}, "cpu",
+                         FAST).values()  # fmt: skip
+    drift = [f for f in v.integrity if f.check == "timed-drift"]
+    assert v.status == Status.OK, v.error
+    assert drift and not drift[0].fatal, [f.check for f in v.integrity]
+    assert v.comparison is not None and v.comparison.tightest_passing_t == -6
+    assert "the correctness trials: t = -6" in drift[0].detail

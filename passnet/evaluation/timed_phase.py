@@ -197,8 +197,8 @@ class TimingPhase:
     def judge_timed(self, out: Any, expected: Any) -> None:
         """A timed call's outputs in full. Another bank set's outputs (at the trials' level)
         are ``stale-output``: a result kept from an earlier call. Up to ``DRIFT_LEVELS`` looser
-        than the correctness trials, or down to ``LOOSEST_DRIFT``, counts like a trial's result;
-        looser, or no level at all, is ``timed-output``."""
+        than the correctness trials, or down to ``LOOSEST_DRIFT``, is accepted (and reported as
+        the non-fatal ``timed-drift``); looser, or no level at all, is ``timed-output``."""
         rt = self.rt
         assert rt is not None
         try:
@@ -305,9 +305,19 @@ class TimingPhase:
         last = self.bank.values[self.cand_feed.current] if self.cand_feed.current >= 0 else None
         recheck_timed(rt, self.cand_side, self.cand_inputs, last, self.ref_mutates)
         self.check_rejected()
-        for cmp in self.timed:  # timed calls count like correctness trials
-            if cmp.tightest_passing_t is not None:
-                self.result.comparison = worst(self.result.comparison, cmp)
+        trials = self.result.comparison
+        drift = None
+        for cmp in self.timed:
+            drift = worst(drift, cmp)
+        level = trials.tightest_passing_t if trials is not None else None
+        got = drift.tightest_passing_t if drift is not None else None
+        if level is not None and got is not None and got > level:
+            # Other values round differently: more draws reach a looser worst case. The score
+            # keeps the trials' level (a harness that checks more must not score less); a
+            # level looser than the drift allowance was fatal already (``judge_timed``).
+            rt.add("timed-drift", f"timed calls on other values passed down to t = {got} (the "
+                   f"correctness trials: t = {level}); the score keeps the trials' level",
+                   fatal=False)  # fmt: skip
 
     def record(self, timings: dict, overhead: dict) -> None:
         """Per-call times, speedups and the rule that chose the trial count, into the result
