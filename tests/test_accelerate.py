@@ -419,7 +419,8 @@ def test_an_op_name_follows_the_pass_sources(tmp_path: Path) -> None:
     process, so the name hashes the folder's sources, the signature and the binding."""
     from passnet.accelerate.customops import _op_name
 
-    folder = _folder(tmp_path, "add_relu", "x, y", "torch.relu(x + y)")
+    # sources no other test registers in this process (the same sources share one name)
+    folder = _folder(tmp_path, "add_relu", "x, y", "torch.relu(x + y)", "pass  # op names")
     rule = PassLibrary.load([folder]).rules[0]
     schema = "(Tensor a0, Tensor a1) -> Tensor"
     first = _op_name(rule, schema, {})
