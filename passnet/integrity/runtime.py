@@ -187,8 +187,8 @@ class Runtime:
         self.phase = "load"
         self.fill = True
         self.ghost = False
-        self.launches = 0  # in the current call scope
-        self.launched = 0  # in the worker's life: the timed calls' launch count (timed_phase)
+        self.launched = 0  # counted launches in the worker's life (timed_phase counts per call)
+        self._scope_start = 0  # ``launched`` when the current call scope began
         self.fresh: set[int | None] = set()
         self.current = ""
         self.guarded_calls = 0  # replacement calls in this call scope
@@ -202,6 +202,11 @@ class Runtime:
         _warm_thread_pools(device)
         self.dynamo_frames = _dynamo_frames()
         self.l2_limit = l2_persisting_limit() if device.type == "cuda" else None
+
+    @property
+    def launches(self) -> int:
+        """Counted launches in the current call scope."""
+        return self.launched - self._scope_start
 
     # -- findings -------------------------------------------------------------------------
     def add(self, check: str, detail: str, fatal: bool = True) -> None:
@@ -265,7 +270,7 @@ class Runtime:
 
     @contextlib.contextmanager
     def call_scope(self, fill: bool = True, ghost: bool = False) -> Iterator[None]:
-        self.fill, self.ghost, self.launches = fill, ghost, 0
+        self.fill, self.ghost, self._scope_start = fill, ghost, self.launched
         self.guarded_calls, self.unlaunched = 0, []
         self.fresh.clear()
         try:
@@ -446,7 +451,6 @@ def _launch_hook(rt: Runtime, orig: Callable) -> Callable:
     @functools.wraps(orig)
     def run(self: Any, *args: Any, **kwargs: Any) -> Any:
         if not kwargs.get("warmup", False):
-            rt.launches += 1
             rt.launched += 1
             if rt.ghost:
                 return None
@@ -462,7 +466,6 @@ def _getitem_hook(rt: Runtime, orig: Callable) -> Callable:
         runner = orig(self, grid)
 
         def launch(*args: Any, **kwargs: Any) -> Any:
-            rt.launches += 1
             rt.launched += 1
             return None if rt.ghost else runner(*args, **kwargs)
 
