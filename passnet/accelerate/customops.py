@@ -25,7 +25,6 @@ import hashlib
 import itertools
 import re
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import torch
@@ -141,10 +140,7 @@ def _op_name(r: LibraryRule, schema: str, bound: dict[str, Any]) -> str:
     ops' names (AOTAutograd's cache does for triton ops, whose kernels Inductor inlines): a
     counter would give another library's rule the same name in the next process. A name taken
     in this process (the same rule loaded twice) gets a counter too."""
-    h = hashlib.sha256(f"{schema}|{binding_key(bound)}".encode())
-    folder = Path(r.rule.path).parent
-    for source in sorted(folder.glob("*.py")):
-        h.update(source.name.encode() + b"\0" + source.read_bytes())
+    h = hashlib.sha256(f"{schema}|{binding_key(bound)}".encode() + r.sources())
     name = f"{re.sub(r'[^0-9A-Za-z_]', '_', r.rule.name)}_{h.hexdigest()[:12]}"
     if name in _NAMES:
         name += f"_{next(_counter)}"

@@ -81,6 +81,15 @@ class LibraryRule:
             self._bound[key] = bound_pattern(self.pattern, bound)
         return self._bound[key]
 
+    def sources(self) -> bytes:
+        """The rule's pass folder as it is on disk now (every ``.py`` file, names and bytes):
+        what its replacement can run, for keys that must change when the code does (op
+        names, the tuning cache)."""
+        out = b""
+        for source in sorted(Path(self.rule.path).parent.glob("*.py")):
+            out += source.name.encode() + b"\0" + source.read_bytes() + b"\0"
+        return out
+
     @property
     def size(self) -> int:
         """Compute nodes of the pattern: what ``order="larger"`` ranks by."""

@@ -10,7 +10,7 @@ medians of end-to-end wall time), on the inputs Dynamo handed the backend.
 
 Decisions are stored in a small SQLite cache (``PASSNET_TUNE_CACHE``, by default
 ``~/.cache/passnet/tune.sqlite``) under a key of the graph's code, its input layouts, the
-library's rules (labels and sources), the inner compiler's mode, the device and the torch
+library's rules (labels and their folders' sources), the inner compiler's mode, the device and the torch
 version: a later compile of the same graph times nothing. A graph tuned on CPU (Triton's
 interpreter) keeps what it measured, which says nothing about a GPU; the key keeps the two
 apart.
@@ -118,9 +118,7 @@ def graph_key(gm: GraphModule, inputs: Sequence[Any], library: PassLibrary, mode
         else:
             h.update(repr(t).encode())
     for r in library.rules:
-        h.update(r.label.encode())
-        path = Path(r.rule.path)
-        h.update(path.read_bytes() if path.is_file() else b"")
+        h.update(r.label.encode() + b"\0" + r.sources())
     h.update(f"{mode}|{device_name(inputs)}|{torch.__version__}".encode())
     return h.hexdigest()
 
