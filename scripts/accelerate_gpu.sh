@@ -22,11 +22,21 @@ nvidia-smi --query-gpu=name,driver_version --format=csv | tee "$OUT/accelerate/g
 # The synthesizer's library (without its folders verified slower than eager on their task:
 # MIN_SPEEDUP, 1.0): the committed one (examples/synth_passes), or SYNTH=DIR (any
 # folder holding pass folders: a synth --out folder, a bench's synth cache). SYNTH=new
-# synthesises the suite here first (minutes of device time).
+# synthesises here first (minutes of device time) the suites in SYNTH_FROM (default the bundled
+# suite) with SYNTH_ARGS (e.g. "-k *layer_norm* --keep correct", not globbed here): generic
+# rules unless told otherwise; the library comes back as $OUT/accelerate/synth-lib.tgz.
 SYNTH=${SYNTH:-examples/synth_passes}
 if [ "$SYNTH" = new ]; then
-  SYNTH=$OUT/synth
-  python3 -m passnet.cli synth examples/suite --out "$SYNTH" --device cuda --workers 8 2>&1 | tail -4
+  SYNTH=/tmp/accel-synth
+  set -f  # SYNTH_ARGS' globs are synth's
+  for src in ${SYNTH_FROM:-examples/suite}; do
+    # shellcheck disable=SC2086
+    python3 -m passnet.cli synth "$src" --out "$SYNTH/$(basename "$src")" --device cuda --workers 8 \
+      ${SYNTH_ARGS:-} > "$OUT/accelerate/synth-$(basename "$src").log" 2>&1
+    tail -4 "$OUT/accelerate/synth-$(basename "$src").log"
+  done
+  set +f
+  tar czf "$OUT/accelerate/synth-lib.tgz" -C /tmp accel-synth
 fi
 MODELS=${MODELS:-"bert gpt2 t5-encoder vit clip-vision swin convnext whisper-encoder \
   torchvision/resnet18@224 torchvision/mobilenet_v3_small@224 torchvision/vit_b_16@224 \

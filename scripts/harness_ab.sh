@@ -27,3 +27,8 @@ for rep in $(seq "${REPS:-1}"); do
     gzip -c "$store" > "$OUT/ab-$h-$rep.db.gz"
   done
 done
+# variant by variant, per run: statuses, levels, findings, speedup ratios (new against old)
+for rep in $(seq "${REPS:-1}"); do
+  python3 scripts/ab_compare.py "$OUT/ab-old-$rep.db.gz" "$OUT/ab-new-$rep.db.gz" \
+    --json "$OUT/ab_compare_$rep.json" 2>&1 | tee "$OUT/ab_compare_$rep.txt"
+done
