@@ -8,6 +8,9 @@ needs memory, not new structure). Example::
 
     python scripts/corpus_subset.py /tmp/graphnet/samples /tmp/gn_pick --per-family 2 --limit 300
     passnet dataset import /tmp/gn_pick --root /tmp/gn_ds --workers 1
+
+``--exclude FILE`` skips the samples an earlier selection took (its link names, one a line:
+a ``selection.txt``), so a second import adds only new graphs to a pool.
 """
 
 from __future__ import annotations
@@ -37,8 +40,20 @@ def weight_elements(folder: Path) -> int:
     return total
 
 
-def pick(root: Path, per_family: int, limit: int, max_elements: int, seed: int) -> list[Path]:
-    """Up to ``per_family`` samples of each family, round-robin over libraries, ``limit`` in all."""
+def link_name(root: Path, folder: Path) -> str:
+    return "__".join(folder.relative_to(root).parts)
+
+
+def pick(
+    root: Path,
+    per_family: int,
+    limit: int,
+    max_elements: int,
+    seed: int,
+    exclude: frozenset[str] = frozenset(),
+) -> list[Path]:
+    """Up to ``per_family`` samples of each family, round-robin over libraries, ``limit`` in
+    all; samples whose link name is in ``exclude`` are not taken (nor counted)."""
     by_family: dict[tuple[str, str], list[Path]] = collections.defaultdict(list)
     for model in sorted(root.rglob("model.py")):
         folder = model.parent
@@ -48,7 +63,8 @@ def pick(root: Path, per_family: int, limit: int, max_elements: int, seed: int) 
     per_library: dict[str, list[Path]] = collections.defaultdict(list)
     for (library, _), folders in sorted(by_family.items()):
         rng.shuffle(folders)
-        kept = [f for f in folders if weight_elements(f) <= max_elements][:per_family]
+        kept = [f for f in folders if link_name(root, f) not in exclude
+                and weight_elements(f) <= max_elements][:per_family]  # fmt: skip
         per_library[library] += kept
     for folders in per_library.values():
         rng.shuffle(folders)
@@ -69,16 +85,21 @@ def main() -> None:
     ap.add_argument("--limit", type=int, default=300)
     ap.add_argument("--max-elements", type=int, default=150_000_000)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--exclude", type=Path, help="link names taken before, one a line")
     args = ap.parse_args()
     if not args.root.is_dir():
         ap.error(f"{args.root} is not a folder")
-    chosen = pick(args.root, args.per_family, args.limit, args.max_elements, args.seed)
+    taken: frozenset[str] = frozenset()
+    if args.exclude:
+        if not args.exclude.is_file():
+            ap.error(f"{args.exclude}: no such file")
+        taken = frozenset(args.exclude.read_text().split())
+    chosen = pick(args.root, args.per_family, args.limit, args.max_elements, args.seed, taken)
     args.out.mkdir(parents=True, exist_ok=True)
     counts: collections.Counter = collections.Counter()
     for folder in chosen:
-        rel = folder.relative_to(args.root)
-        counts[rel.parts[0]] += 1
-        link = args.out / "__".join(rel.parts)
+        counts[folder.relative_to(args.root).parts[0]] += 1
+        link = args.out / link_name(args.root, folder)
         if not link.exists():
             link.symlink_to(folder.resolve(), target_is_directory=True)
     print(
