@@ -46,7 +46,11 @@ class Item:
 ITEMS = (
     Item("suite", "the bundled suite: 30 fusible tasks, 198 variants (passnet bench's default)"),
     Item("tasks", "the example task tasks/bert_add_layer_norm (BERT add + LayerNorm)"),
-    Item("passes", "the example pass passes/add_layer_norm (hidden-128 add + LayerNorm)"),
+    Item(
+        "passes",
+        "the hand-written passes: add_layer_norm (hidden-128 add + LayerNorm), "
+        "linear_activation (linear + bias + activation, any size)",
+    ),
     Item("synth_passes", "the synthesizer's pass library for the suite (-c library:DIR)"),
     Item("heldout", "12 held-out tasks from six model families outside the suite"),
     Item(
