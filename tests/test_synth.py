@@ -26,7 +26,7 @@ from passnet.passes.matcher import apply_passes, to_fx
 from passnet.scores.compare import compare_outputs
 from passnet.synth.driver import STRICT_T, synthesize_task
 from passnet.synth.emit import module_source
-from passnet.synth.graph import Group, analyse, select, trace_graph
+from passnet.synth.graph import Group, analyse, make_group, select, trace_graph
 
 # The CPU-curated suite of 2026-11 (examples/suite until the GPU-curated one replaced it):
 # its tasks hold the patterns these tests exercise.
@@ -555,9 +555,11 @@ def test_a_linear_too_large_for_one_weight_tile_is_left_to_the_gemm() -> None:
     assert isinstance(reason, str) and "a 128x256 weight is no single tile" in reason, reason
 
 
-def test_an_inplace_write_that_others_would_see_is_not_fused() -> None:
+def test_an_inplace_write_that_others_would_see_is_not_computed_out_of_place() -> None:
     """relu_(y) where y is read again afterwards: eager's result depends on the write (z + y
-    is 2 * relu(y)), so no group computes the relu out of place; the reason says why."""
+    is 2 * relu(y)), so no group computes the relu out of place (the reason says why); with y
+    made outside, the group writes relu(y) back into it and the add reads that
+    (tests/test_synth_inplace.py)."""
 
     class Shared(torch.nn.Module):
         def forward(self, x: torch.Tensor) -> tuple:
@@ -565,8 +567,13 @@ def test_an_inplace_write_that_others_would_see_is_not_fused() -> None:
             z = torch.nn.functional.relu(y, inplace=True)
             return (z + y,)
 
-    reason = select(trace_graph(Shared(), [torch.randn(2, 4, 40)]))
-    assert isinstance(reason, str) and "writes in place into" in reason, reason
+    traced = trace_graph(Shared(), [torch.randn(2, 4, 40)])
+    why = make_group(traced, list(traced.ops))
+    assert isinstance(why, str) and "writes in place into 'mul', which 'add' reads" in why, why
+    group = select(traced)
+    assert isinstance(group, Group), group
+    assert [n.name for n in group.nodes] == ["relu", "add"], group.nodes
+    assert {x.name: end.name for x, end in group.writes.items()} == {"mul": "relu"}
 
 
 @pytest.mark.skipif(not INTERPRETED, reason="runs Triton kernels in process: TRITON_INTERPRET=1")

@@ -128,7 +128,8 @@ _MODE_DOC = {
 def launch_params(k: Kernel) -> list[Param]:
     """The kernel's parameters in order, each with the wrapper expression passed for it."""
     out = [Param(Name(f"x{j}"), Tensor(j), "tensor") for j in k.pointers]
-    out += [Param(Name(f"y{i}"), Name(f"y{i}"), "tensor") for i in range(len(k.outputs))]
+    out += [Param(Name(f"y{i}"), Name(f"y{i}"), "tensor") for i in range(len(k.outputs))
+            if k.buffer(i) is None]  # fmt: skip
     out += [Param(Name(p), e, "int") for p, e in k.ints.items()]
     out += [Param(Name(p), e, "int") for p, e in k.scalars.items()]  # a generic rule's literals
     out += [Param(Name(p), Paren(IfExp(Stride(j, d), cmp("!=", Size(j, d), 1), Int(0))), "int")
@@ -184,8 +185,8 @@ def module_source(
         body += _wrapper_text(w, len(kern.phases)) + ("" if single else "\n\n")
     if len(kernels) > 1:
         body += printer.function(_dispatch(fname, kernels, n_inputs), printer.Context())
-    out = _HEADER.format(title=title, task=task, mode=mode, mode_doc=doc,
-                         guards=_GENERIC_GUARDS if free else _LITERAL_GUARDS,
+    guards = (_GENERIC_GUARDS if free else _LITERAL_GUARDS) + _writes_note(kernels[0])
+    out = _HEADER.format(title=title, task=task, mode=mode, mode_doc=doc, guards=guards,
                          imports=_IMPORTS + (_PLANS if planned else ""))  # fmt: skip
     if any(kern.dots for kern in kernels):
         out = out.rstrip("\n") + "\n" + _DOT + "\n\n"
@@ -209,6 +210,18 @@ def module_source(
     )
     out += body
     out += f"\n\ndef replacement_func():\n    return {fname}\n"
+    return out
+
+
+def _writes_note(k: Kernel) -> str:
+    """The header's sentence on in-place writes the kernel repeats ('' when none)."""
+    if not k.writes:
+        return ""
+    ins = ", ".join(dict.fromkeys(f"in{j}" for j in k.writes.values()))
+    out = (f"\nLike eager's in-place activation, the kernel also writes its result into {ins},\n"
+           "whose memory the caller sees.")  # fmt: skip
+    if any(o in k.writes for o in k.outputs):
+        out += " An output eager returns as that tensor is returned as it."
     return out
 
 

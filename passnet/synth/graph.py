@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal
 
 import torch
@@ -46,22 +47,38 @@ class Traced:
     gm: GraphModule
     ops: dict[Node, Op | str]
 
+    @cached_property
+    def position(self) -> dict[Node, int]:
+        """Each node's place in graph order."""
+        return {n: i for i, n in enumerate(self.gm.graph.nodes)}
+
 
 @dataclass
 class Group:
     """Consecutive supported nodes of one variant, with the values they read and export;
     ``bound``: a generic rule's free literals as the matcher bound them here (keyword ->
-    the graph's value; empty for a chosen group)."""
+    the graph's value; empty for a chosen group); ``writes``: in-place writes the caller
+    sees, an input -> the group's node whose value eager leaves in that input's memory (the
+    end of the chain of in-place ops on it, ``_write_back``): the kernel stores it there too."""
 
     traced: Traced
     nodes: list[Node]
     inputs: list[Node]
     outputs: list[Node]
     bound: dict[str, Any] = field(default_factory=dict)
+    writes: dict[Node, Node] = field(default_factory=dict)
 
     @property
     def ops(self) -> dict[Node, Op]:
-        return {n: self.traced.ops[n] for n in self.nodes}  # type: ignore[misc]
+        """Each node's op; a node that reads a written input after the write (Dynamo's
+        ``relu(x, inplace=True)`` then ``max_pool2d(x)``) reads the written value instead."""
+        ops: dict[Node, Op] = {n: self.traced.ops[n] for n in self.nodes}  # type: ignore[misc]
+        for x, end in self.writes.items():
+            for n in self.nodes:
+                op = ops[n]
+                if x in op.args and not _writes_into(op, x):
+                    ops[n] = replace(op, args=[end if a is x else a for a in op.args])
+        return ops
 
     @property
     def source(self) -> str:
@@ -164,14 +181,15 @@ def make_group(traced: Traced, nodes: list[Node]) -> Group | str:
                 todo.append(a)
     if live != inside:
         return "part of it is never used"
-    for n in nodes:  # an in-place activation computed out of place: its write must be private
+    writes: dict[Node, Node] = {}
+    for n in nodes:  # an in-place activation: a private write, or one written back
         op = traced.ops[n]
-        if (
-            isinstance(op, Op)
-            and op.attrs.get("inplace")
-            and (why := _shared_write(traced, n, inside))
-        ):
-            return why
+        if isinstance(op, Op) and op.attrs.get("inplace"):
+            why = _shared_write(traced, n, nodes)
+            if isinstance(why, str):
+                return why
+            if why is not None:
+                writes[why[0]] = why[1]
     seen, todo = set(), [u for o in outputs for u in o.users if u not in inside]
     while todo:  # convex: no path leaves the group and comes back
         node = todo.pop()
@@ -192,7 +210,7 @@ def make_group(traced: Traced, nodes: list[Node]) -> Group | str:
                 or reads_as_index(u, a, traced.ops) for u in a.users if u in inside)
         ):  # fmt: skip
             return f"it reads '{a.name}' of dtype {meta.dtype}"
-    return Group(traced, nodes, inputs, outputs)
+    return Group(traced, nodes, inputs, outputs, writes=writes)
 
 
 def _reads_as_flag_or_float(traced: Traced, user: Node, a: Node) -> bool:
@@ -203,10 +221,18 @@ def _reads_as_flag_or_float(traced: Traced, user: Node, a: Node) -> bool:
     return isinstance(op, Op) and op.defn.reads_exactly(op, a)
 
 
-def _shared_write(traced: Traced, node: Node, inside: set[Node]) -> str | None:
-    """Why the in-place ``node`` cannot be computed out of place inside its group: the memory
-    it writes is an input's, or is read by another node (following views and in-place ops
-    back to the op that allocated it), so eager's write would be seen; None when private."""
+def _writes_into(op: Op | str | None, x: Node) -> bool:
+    """Whether ``op`` is an in-place op writing into ``x`` itself."""
+    return isinstance(op, Op) and bool(op.attrs.get("inplace")) and op.args[0] is x
+
+
+def _shared_write(traced: Traced, node: Node, nodes: list[Node]) -> str | tuple[Node, Node] | None:
+    """What becomes of the write of the in-place ``node``: None when the memory it writes is
+    private to the group (made inside it, through views and in-place ops back to the op that
+    allocated it, and read by nothing else), so it is computed out of place; (the input,
+    the node whose value ends in it) when that memory is a group's input the kernel can write
+    back (``_write_back``); else why the group is refused."""
+    inside = set(nodes)
 
     def link(v: Node) -> Node | Literal["fresh"] | None:
         op = traced.ops[v]  # an Op: ``grouped`` let only those in
@@ -223,9 +249,46 @@ def _shared_write(traced: Traced, node: Node, inside: set[Node]) -> str | None:
         return None
     if why.kind == "read":
         other = why.other.name if why.other is not None else "another node"
-        return f"'{node.name}' writes in place into '{why.node.name}', which '{other}' reads"
+        return (f"'{node.name}' writes in place into '{why.node.name}', which '{other}' reads "
+                "too (the kernel computes the write out of place: that read would miss it)")  # fmt: skip
     name = getattr(why.node, "name", why.node)
-    return f"'{node.name}' writes in place into the group's input '{name}'"
+    if why.kind != "input":
+        return f"'{node.name}' writes in place into the group's input '{name}'"
+    v = op.args[0]
+    while v is not why.node:  # back to the input through in-place ops only
+        vop = traced.ops[v]
+        assert isinstance(vop, Op)
+        if not vop.attrs.get("inplace"):
+            return (f"'{node.name}' writes in place into the group's input '{name}' through "
+                    f"the view '{v.name}'")  # fmt: skip
+        v = vop.args[0]
+    return _write_back(traced, why.node, nodes)
+
+
+def _write_back(traced: Traced, x: Node, nodes: list[Node]) -> str | tuple[Node, Node]:
+    """(``x``, the node whose value eager leaves in ``x``'s memory) for the group ``nodes``
+    that writes into its input ``x`` in place, where the kernel can do the same: write that
+    value into ``x`` too, and give the group's nodes that read ``x`` after the write that
+    value (``Group.ops``). Why not, where a read of ``x`` would see the wrong value: a node
+    of the group reading it before the write (the kernel's write may land first), or a node
+    outside reading it between the write and the group's end (the replacement runs there)."""
+    inside, pos = set(nodes), traced.position
+    writers = [u for u in x.users if u in inside and _writes_into(traced.ops.get(u), x)]
+    if len(writers) != 1:
+        names = " and ".join(f"'{w.name}'" for w in writers)
+        return f"the group's input '{x.name}' is written in place by {names}"
+    first = end = writers[0]
+    while nxt := [u for u in end.users if u in inside and _writes_into(traced.ops.get(u), end)]:
+        end = nxt[0]  # a chain of in-place ops: each link read by the next alone (shared_write)
+    last = max(pos[n] for n in nodes)
+    for u in x.users:
+        if u in inside and u is not first and pos[u] < pos[end]:
+            return (f"'{u.name}' reads the group's input '{x.name}' before the in-place "
+                    f"write of '{end.name}' into it is done")  # fmt: skip
+        if u not in inside and pos[first] < pos[u] < last:
+            return (f"'{u.name}' reads '{x.name}' between its in-place write by "
+                    f"'{first.name}' and the group's end")  # fmt: skip
+    return x, end
 
 
 def _work(ops: dict[Node, Op | str], nodes: Iterable[Node]) -> int:
@@ -322,14 +385,24 @@ def analyse(groups: list[Group], free: list[Free] | tuple[()] = (),
         if expected != dtype.vals:
             raise Unfusable(f"dtype rule for {op.name} disagrees with the graph")
         shapes.dtypes[node] = dtype
+    written = _written(g0)
+    if any(_written(g) != written for g in groups[1:]):
+        raise Unfusable("the in-place writes into inputs differ between variants")
+    writes = {g0.nodes[i]: j for i, j in written.items()}
     try:
         first = replace(shapes, guards=list(shapes.guards))  # its guards only
-        return build(Builder(g0.nodes, ops, g0.inputs, g0.outputs, first))
+        return build(Builder(g0.nodes, ops, g0.inputs, g0.outputs, first, writes))
     except Unfusable as exc:  # outputs that are views of another value: store them through
         try:  # the views from that value's phase (kernel.build), the first reason otherwise
-            return build(Builder(g0.nodes, ops, g0.inputs, g0.outputs, shapes), store_views=True)
+            return build(Builder(g0.nodes, ops, g0.inputs, g0.outputs, shapes, writes),
+                         store_views=True)  # fmt: skip
         except Unfusable:
             raise exc from None
+
+
+def _written(g: Group) -> dict[int, int]:
+    """The group's write-backs by position: node index -> the index of the input it ends in."""
+    return {g.nodes.index(end): g.inputs.index(x) for x, end in g.writes.items()}
 
 
 NO_KERNEL = (
@@ -356,7 +429,8 @@ def select_all(traced: Traced) -> list[Group] | str:
         more = select(rest)
         if isinstance(more, str):
             return groups
-        groups.append(Group(traced, more.nodes, more.inputs, more.outputs))
+        groups.append(Group(traced, more.nodes, more.inputs, more.outputs,
+                            writes=more.writes))  # fmt: skip
 
 
 def select(traced: Traced) -> Group | str:

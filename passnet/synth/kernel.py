@@ -46,6 +46,13 @@ class Kernel:
     helpers: set[str] = field(default_factory=set)  # module helpers it calls (_dot, _mean, ...)
     aliases: list[tuple[int, list[Step]]] | None = None  # outputs as views of inputs (alias.py)
     scalars: dict[str, Expr] = field(default_factory=dict)  # free literals taken at run time
+    # in-place writes the caller sees: node -> the input it is stored into; an output among
+    # them is that input itself (the wrapper returns it), the others are not returned
+    writes: dict[Node, int] = field(default_factory=dict)
+
+    def buffer(self, i: int) -> int | None:
+        """The input whose memory output ``i`` is (an in-place write), None for its own."""
+        return self.writes.get(self.outputs[i])
 
     @property
     def dots(self) -> bool:
@@ -182,6 +189,46 @@ def _store(b: Builder, i: int, node: Node, m: Map) -> None:
     b.store(i, off, v, mask)
 
 
+def _on(b: Builder, node: Node, full: list[Dim]) -> bool:
+    """Whether ``node``'s shape is ``full``, the shape a phase computes its roots over (then
+    the phase reaches each of its elements once, at the phase's own coordinates)."""
+    dims = b.shapes.dims[node]
+    if [d.vals for d in dims] != [d.vals for d in full]:
+        return False
+    return all(map(b.shapes.equal, dims, full))  # guards where only values agree
+
+
+def _write_back(b: Builder, node: Node, m: Map) -> None:
+    """The value eager leaves in an input's memory (``node``, the end of an in-place chain
+    on that input) stored there, at the phase's own coordinates ``m`` of its elements."""
+    v = b.value(node, m)
+    mask = b.mask(m)
+    if mask.ident == "cmask":
+        raise Unfusable(f"the in-place write '{node.name}' does not depend on the row")
+    b.write_back(b.writes[node], m, v, mask)
+
+
+def _check_write(b: Builder, node: Node, j: int, at: tuple[int, Map]) -> None:
+    """An input written back may be read by another program after its write landed (a
+    pool's overlapping windows, another phase, a row of a reduction): harmless where the
+    chain of in-place ops is idempotent (relu, relu6, hardtanh, clamp: f(f(x)) = f(x)), so
+    a program that reads the written value computes what it would from the old one; any
+    other chain must read the input nowhere but where it is written, in that program."""
+    n, chain = node, []
+    while n is not b.inputs[j]:
+        op = b.ops[n]
+        chain.append(op)
+        n = op.args[0]
+    if all(op.defn.idempotent for op in chain) or b.loads.get(j, set()) == {at}:
+        return
+    raise Unfusable(
+        f"'{node.name}' ({', '.join(op.name for op in reversed(chain))}) writes in place into "
+        f"the group's input '{b.inputs[j].name}', which the kernel also reads elsewhere, "
+        "where another program may already have written it; only idempotent activations "
+        "(relu, relu6, hardtanh, clamp) are written back there"
+    )
+
+
 def view_chain(b: Builder, node: Node) -> tuple[Node, list[Node]] | None:
     """``node`` as reshapes, permutes and copies of a value the group computes: (that value,
     the chain's nodes from it to ``node``); None when ``node`` is not such a chain."""
@@ -234,9 +281,12 @@ def build(b: Builder, store_views: bool = False) -> Kernel:
     sinks = [n for n in b.outputs if not any(u in inside for u in n.users)]
     if not sinks:
         raise Unfusable("no output of the group is its last value")
-    order = sinks + [o for o in b.outputs if o not in sinks]
-    views = {o: c for o in b.outputs if store_views and (c := view_chain(b, o)) is not None}
-    pending = list(b.outputs)
+    extra = [w for w in b.writes if w not in b.outputs]  # written back, not returned
+    order = sinks + [o for o in b.outputs if o not in sinks] + extra
+    views = {o: c for o in b.outputs if store_views and (c := view_chain(b, o)) is not None
+             and o not in b.writes}  # fmt: skip
+    pending = list(b.outputs) + extra
+    stored: dict[Node, tuple[int, Map]] = {}  # write-backs: the phase and map they store at
     phases: list[Phase] = []
     while pending:
         root = next(r for r in order if r in pending)
@@ -271,15 +321,22 @@ def build(b: Builder, store_views: bool = False) -> Kernel:
                 b.value(r, base[:-1] + keep)
             else:
                 b.value(r, base if dom == full else b.reshape(base, dom, full))
+        for w in [w for w in b.writes if w in pending and _on(b, w, full)]:
+            ident = base if dom == full else b.reshape(base, dom, full)
+            _write_back(b, w, ident)
+            stored[w] = (phase.index, ident)
+            pending.remove(w)
         for i, o in enumerate(b.outputs):
-            if o in pending and o not in views and o in b.first_map and _covers(
-                    b, o, b.first_map[o]):  # fmt: skip
+            if o in pending and o not in views and o not in b.writes and o in b.first_map and (
+                    _covers(b, o, b.first_map[o])):  # fmt: skip
                 _store(b, i, o, b.first_map[o])
                 pending.remove(o)
         _store_views(b, views, pending)
         if root in pending or any(o in pending and views[o][0] is root for o in views):
             raise Unfusable(f"output '{root.name}' cannot be written by its own domain")
         phases.append(phase)
+    for w, j in b.writes.items():
+        _check_write(b, w, j, stored[w])
     return Kernel(phases, sorted(b.pointers), b.ints, b.strides, b.inputs, b.outputs,
                   b.shapes, [b.ops[n].name for n in b.nodes], set(b.helpers),
-                  input_chains(b), dict(b.scalars))  # fmt: skip
+                  input_chains(b), dict(b.scalars), dict(b.writes))  # fmt: skip

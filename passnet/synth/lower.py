@@ -58,10 +58,15 @@ class Builder:
     """Builds the kernel IR: per phase, one memoised ``tK = expr`` let per new expression."""
 
     def __init__(self, nodes: list[Node], ops: dict[Node, Op], inputs: list[Node],
-                 outputs: list[Node], shapes: Shapes) -> None:  # fmt: skip
+                 outputs: list[Node], shapes: Shapes,
+                 writes: dict[Node, int] | None = None) -> None:  # fmt: skip
         self.nodes, self.ops, self.inputs, self.outputs = nodes, ops, inputs, outputs
         self.index = {n: i for i, n in enumerate(inputs)}
         self.shapes = shapes
+        # write-backs: node -> the input whose memory eager leaves its value in (an in-place
+        # write the caller sees, graph.Group.writes); and where each input is loaded
+        self.writes: dict[Node, int] = dict(writes or {})
+        self.loads: dict[int, set[tuple[int, Map]]] = {}
         self.ints: dict[str, Expr] = {}  # shared by every phase: kernel parameters
         self.scalars: dict[str, Expr] = {}  # free literals the kernel takes at run time
         self.strides: dict[str, tuple[int, int]] = {}
@@ -313,6 +318,7 @@ class Builder:
         if key not in self.values:
             self.first_map.setdefault(node, m)
             if node in self.index:
+                self.loads.setdefault(self.index[node], set()).add((self.phase.index, m))
                 self.values[key] = self.load(self.index[node], m)
             elif node in self.index_nodes:  # an integer result (an output): exact, not float
                 self.values[key] = self.indices(node, m)
@@ -370,3 +376,15 @@ class Builder:
         """Output ``i`` written at ``offset``, converted to its element type."""
         y = Name(f"y{i}")
         self.body.append(Store(y + offset, v.to(Attr(y, "dtype.element_ty")), mask))
+
+    def write_back(self, j: int, m: Map, v: Expr, mask: Name) -> None:
+        """``v`` written into input ``j`` at ``m`` (through its strides, as it is loaded),
+        converted to its element type: an in-place write the caller sees."""
+        terms = [tok * self.stride(j, d) for d, tok in enumerate(m) if tok != Int(0)]
+        if not terms:
+            raise Unfusable(f"the in-place write into input '{self.inputs[j].name}' is a "
+                            "single element")  # fmt: skip
+        x = self.pointer(j)
+        self.pointers.add(j)
+        off = self.let(conj("+", terms))  # type: ignore[arg-type]
+        self.body.append(Store(x + off, v.to(Attr(x, "dtype.element_ty")), mask))

@@ -58,6 +58,7 @@ class OpDef:
     moves_layout: ClassVar[bool] = False  # reshape / permute / copy: ``forward`` maps coords
     folds_into_reshape: ClassVar[bool] = False  # reshape(this(y)) reads y directly
     constant_operands: ClassVar[bool] = False  # its first operand may be a Python number
+    idempotent: ClassVar[bool] = False  # f(f(x)) == f(x): an in-place write may be re-read
 
     # -- classification --------------------------------------------------------------------
     def bind(self, key: str, node: Node, rank: int) -> Op | str | None:

@@ -87,9 +87,9 @@ def _group(traced: Traced, m: Match) -> Group:
     for n in m.compute:
         if not isinstance(traced.ops.get(n), Op):
             raise Unfusable(f"'{n.name}' is unsupported in another variant: {traced.ops.get(n)}")
-    if isinstance(why := make_group(traced, m.compute), str):
-        raise Unfusable(f"in another variant, {why}")
-    return Group(traced, m.compute, m.inputs, m.outputs, dict(m.bound))
+    if isinstance(made := make_group(traced, m.compute), str):
+        raise Unfusable(f"in another variant, {made}")
+    return Group(traced, m.compute, m.inputs, m.outputs, dict(m.bound), made.writes)
 
 
 def _kernel(groups: list[Group], free: list[Free], generic: bool) -> Kernel | list[Kernel]:

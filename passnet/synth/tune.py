@@ -51,6 +51,12 @@ def level_penalty(tightest_t: int, b: float = 0.1) -> float:
     return -math.log(b) * failed / sum(AS_WEIGHTS.values())
 
 
+def _fresh(inputs: list) -> list:
+    """Copies of ``inputs``: a graph may write into its input in place (``relu_``), and its
+    pass as eager does, so each side is checked on the inputs as drawn."""
+    return [t.clone() if isinstance(t, torch.Tensor) else t for t in inputs]
+
+
 def _variant_sides(task: Task, emitted: dict[int, Path], device: torch.device, strict_t: int):
     """Per variant: (inputs, {config index: rewritten forward}) for the configs that are
     correct on it at ``strict_t``, and per config the tightest level it passes on each
@@ -69,7 +75,7 @@ def _variant_sides(task: Task, emitted: dict[int, Path], device: torch.device, s
         module = load_module(sample, device)
         inputs = materialize(sample, device=str(device), seed=0)
         with torch.no_grad():
-            ref = module(*inputs)
+            ref = module(*_fresh(inputs))
         fns = {}
         for i, ps in passes.items():
             if i in failed:
@@ -79,7 +85,7 @@ def _variant_sides(task: Task, emitted: dict[int, Path], device: torch.device, s
                 if apply_passes(gm, ps).total == 0:
                     raise ValueError("no match")
                 with torch.no_grad():
-                    out = gm(*inputs)
+                    out = gm(*_fresh(inputs))
                 t = compare_outputs(out, ref).tightest_passing_t
                 if t is None or t > strict_t:
                     raise ValueError(f"passes only at t = {t}")

@@ -181,8 +181,15 @@ def _alloc(i: int, k: Kernel, size: Expr) -> Stmt:
     return Assign((Name(f"y{i}"),), method(Tensor(0), "new_empty", size, dtype=dtype.python()))
 
 
+def _own(k: Kernel) -> list[int]:
+    """The outputs the wrapper allocates: all but those that are an input's memory (an
+    in-place write, returned as that input, as eager returns it)."""
+    return [i for i in range(len(k.outputs)) if k.buffer(i) is None]
+
+
 def _returns(k: Kernel) -> Stmt:
-    outs: list[Expr] = [Name(f"y{i}") for i in range(len(k.outputs))]
+    outs: list[Expr] = [Name(f"y{i}") if (j := k.buffer(i)) is None else Tensor(j)
+                        for i in range(len(k.outputs))]  # fmt: skip
     return Return(outs[0] if len(outs) == 1 else tuple_of(outs))
 
 
@@ -214,7 +221,7 @@ def _plain(fname: str, kname: str, k: Kernel, n_inputs: int, params: list[Param]
         body += alias_lines(k.aliases)
     strided = sorted({j for j, _ in k.strides.values()})
     body += [Assign((Name(f"t{j}"),), method(Tensor(j), "stride")) for j in strided]
-    body += [_alloc(i, k, _size(k, o)) for i, o in enumerate(k.outputs)]
+    body += [_alloc(i, k, _size(k, k.outputs[i])) for i in _own(k)]
     body += _grid(fname, k, tuning)
     args: list[Expr | tuple[Expr, Expr]] = [
         (p.name, p.value) if p.role == "keyword" else p.value for p in params
@@ -244,7 +251,7 @@ def _planned(fname: str, kname: str, k: Kernel, n_inputs: int, params: list[Para
         Return(
             tuple_of(
                 [
-                    *(_size(k, o) for o in k.outputs),
+                    *(_size(k, k.outputs[i]) for i in _own(k)),
                     Tuple((grid,)),
                     cmp(">", grid, 0),
                     tuple_of(ints),
@@ -265,13 +272,13 @@ def _planned(fname: str, kname: str, k: Kernel, n_inputs: int, params: list[Para
     used += [(kw, Name(kw)) for kw in k.shapes.bound
              if any(isinstance(x, Bound) and x.name == kw for x in leaves)]  # fmt: skip
     plan = f"_{fname}_plan"
-    outs = [Name(f"o{i}") for i in range(len(k.outputs))]
+    outs = [Name(f"o{i}") for i in _own(k)]
     targets = (*outs, Name("grid"), Name("launch"), Name("ints"), Name("consts"))
     tensors = [p.value for p in params if p.role == "tensor"]
     call = Call(Index(Name(kname), Name("grid")),
                 (*tensors, Star("*", Name("ints")), Star("**", Name("consts"))))  # fmt: skip
     wrapper: list[Stmt] = [Assign(targets, Index(Name(plan), tuple_of([e for _, e in used])))]
-    wrapper += [_alloc(i, k, o) for i, o in enumerate(outs)]
+    wrapper += [_alloc(i, k, o) for i, o in zip(_own(k), outs, strict=True)]
     wrapper += [If(Name("launch"), (ExprStmt(call),)), _returns(k)]
     deco = ("torch.fx.wrap",) if wrap else ()
     functions = [FunctionDef(plan, tuple(p for p, _ in used), tuple(body), ("plan_cache",)),

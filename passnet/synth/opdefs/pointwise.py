@@ -126,7 +126,8 @@ class Div(Binary):
 
 class Unary(Pointwise):
     """``f(x)`` (``inplace=True`` allowed: computed out of place where the write is private,
-    ``graph._shared_write``); a subclass names its targets and writes :meth:`emit`."""
+    written back where it is into an input, ``graph._shared_write``); a subclass names its
+    targets and writes :meth:`emit`."""
 
     def bind(self, key: str, node: Node, rank: int) -> Op | str | None:
         b = bind(node, ["input", "inplace"], {"inplace": False})
@@ -165,7 +166,17 @@ class Neg(Unary):
 
 @register
 class Relu(Unary):
-    name, targets = "relu", (F + "relu", "torch.relu", "Tensor.relu")
+    name = "relu"
+    targets = (F + "relu", "torch.relu", "Tensor.relu", "torch.relu_", "Tensor.relu_")
+    idempotent = True
+
+    def bind(self, key: str, node: Node, rank: int) -> Op | str | None:
+        if not key.endswith("_"):
+            return super().bind(key, node, rank)
+        b = bind(node, ["input"], {})  # torch.relu_(x), x.relu_(): in place
+        if b is None:
+            return "relu_ with unexpected arguments"
+        return self.op([b["input"]], {"inplace": True})
 
     def emit(self, b: Builder, a: Expr) -> Expr:
         return b.let(call("tl.maximum", a, 0.0, propagate_nan=NAN))
@@ -316,7 +327,7 @@ class Clamp(Pointwise):
     """clamp / clip with number bounds, hardtanh and relu6 (clamps to literals); NaN in,
     NaN out."""
 
-    name = "clamp"
+    name, idempotent = "clamp", True
     targets = (F + "hardtanh", F + "relu6", "torch.clamp", "Tensor.clamp", "torch.clip",
                "Tensor.clip")  # fmt: skip
 
