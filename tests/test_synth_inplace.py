@@ -14,11 +14,10 @@ from pathlib import Path
 
 import pytest
 import torch
-from helpers.synth import FAST, one_rule_pass
+from helpers.synth import FAST, forward_variant, one_rule_pass
 
 from passnet.dataset.task import write_task
-from passnet.graph.meta import TensorMeta
-from passnet.graph.sample import load_module, load_sample, materialize, write_sample
+from passnet.graph.sample import load_module, load_sample, materialize
 from passnet.passes.loader import load_pass_dir
 from passnet.passes.matcher import apply_passes, to_fx
 from passnet.scores.compare import compare_outputs
@@ -43,18 +42,12 @@ return (max_pool2d,)
 """
 
 
-def _variant(dest: Path, body: str, dtype: str) -> Path:
-    lines = "\n".join("        " + line for line in body.strip().splitlines())
-    code = ("import torch\n\n\nclass GraphModule(torch.nn.Module):\n"
-            f"    def forward(self, l_x_):\n{lines}\n")  # fmt: skip
-    meta = TensorMeta(name="l_x_", shape=[2, 4, 9, 11], dtype=f"torch.{dtype}", mean=0.0, std=1.0)
-    return write_sample(dest, code, [meta], {"model_name": dest.name}).path
-
-
 @pytest.mark.skipif(not INTERPRETED, reason="runs Triton kernels in process: TRITON_INTERPRET=1")
 @pytest.mark.parametrize("body", [REBOUND, DROPPED], ids=["rebound_2x2", "dropped_3x3"])
 def test_a_write_into_the_tasks_input_is_written_back(tmp_path: Path, body: str) -> None:
-    variants = [_variant(tmp_path / "graphs" / dt, body, dt) for dt in ("float32", "float16")]
+    variants = [
+        forward_variant(tmp_path / "graphs" / dt, body, dt) for dt in ("float32", "float16")
+    ]
     task = write_task(tmp_path / "relu_max_pool2d", variants, name="relu_max_pool2d").path
     r = synthesize_task(task, tmp_path / "out", device="cpu", parameters=FAST)
     assert r.status == "written", r.reason

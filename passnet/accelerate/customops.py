@@ -11,7 +11,11 @@ copied (custom ops may not return views), an output whose strides differ from th
 copied into the pattern's layout (found once per input layout on the meta device), and a
 shape or dtype the pattern does not produce is an error naming the rule. One op is registered
 per rule, argument signature and binding of the rule's free literals (``passnet::<rule>_<hash>``:
-the match's literals are constants of its op); inference only (no autograd formula).
+the match's literals are constants of its op); inference only (no autograd formula). A rule
+whose pattern writes one of its inputs in place (writes.py) declares that argument mutated
+(``Tensor(a0!) a0``, ``mutates_args``): functionalization and Inductor then keep the write, in
+the caller's tensor where the input is a graph input, and order that input's later reads
+after it.
 
 Where the replacement can be traced (tritonops.py: ``cached`` launches and allocation only, on
 CUDA) the op is a ``torch.library.triton_op`` instead, which Inductor traces into and launches
@@ -77,11 +81,15 @@ def op_target(r: LibraryRule, m: Match) -> Replacement | str:
             what = type(_example(node)).__name__ if _example(node) is not None else "value"
             return f"{where}: input '{node.name}' is a {what} (no recorded tensor, int or float), which a custom op cannot take"
         types.append(kind)
+    for i in r.writes:
+        if types[i] != "Tensor":
+            return (f"{where}: input '{m.inputs[i].name}', which the rule writes in place, is "
+                    f"a {types[i]}, not a tensor")  # fmt: skip
     outs = [_example(n) for n in m.outputs]
     if not all(isinstance(o, torch.Tensor) for o in outs):
         return f"{where}: an output of the match is not a tensor"
     ret = "Tensor" if len(outs) == 1 else f"({', '.join(['Tensor'] * len(outs))})"
-    schema = f"({', '.join(f'{t} a{i}' for i, t in enumerate(types))}) -> {ret}"
+    schema = f"({', '.join(_arg(t, i, i in r.writes) for i, t in enumerate(types))}) -> {ret}"
     key = (id(r.rule), schema, binding_key(m.bound))
     if key not in _OPS:
         examples = [_example(n) for n in m.inputs]
@@ -93,13 +101,27 @@ def op_target(r: LibraryRule, m: Match) -> Replacement | str:
     return OpReplacement(op, r.rule.name, None, keywords=False, launch=launch, why=why)
 
 
+def _arg(kind: str, i: int, written: bool) -> str:
+    """One argument of the op's schema: ``Tensor(a0!) a0`` for an input the rule writes."""
+    return f"Tensor(a{i}!) a{i}" if written else f"{kind} a{i}"
+
+
+def mutated_args(r: LibraryRule) -> tuple[str, ...]:
+    """The op's arguments the rule's replacement writes in place (writes.py): the op takes the
+    match's inputs in the pattern's order, ``a0, a1, ...``."""
+    return tuple(f"a{i}" for i in sorted(r.writes))
+
+
 def _register(
     r: LibraryRule, schema: str, types: list[str], n_out: int, bound: dict[str, Any],
     examples: list[Any],
 ) -> tuple[Any, str, str]:  # fmt: skip
     """(op, launch, why) for one signature and one binding of the rule's free literals
-    (``bound``): a triton op where the replacement traces, else the opaque custom op."""
+    (``bound``): a triton op where the replacement traces, else the opaque custom op. Both
+    declare the inputs the rule writes (``mutated_args``), so functionalization and Inductor
+    keep the write and order the input's later reads after it."""
     name = _op_name(r, schema, bound)
+    mutates = mutated_args(r)
     layouts: dict[tuple, list | None] = {}
     pattern = r.pattern_for(bound)
 
@@ -115,7 +137,8 @@ def _register(
         qualname = f"{NAMESPACE}::{name}_t"
         eager = _eager_impl(r, n_out, bound, pattern, layouts)
         try:
-            tritonops.register(r, qualname, types, n_out, bound, eager, traced_conform, examples)
+            tritonops.register(r, qualname, types, n_out, bound, eager, traced_conform, examples,
+                               mutates)  # fmt: skip
             return getattr(getattr(torch.ops, NAMESPACE), f"{name}_t").default, "inductor", ""
         except tritonops.NotTraceable as e:
             why = str(e)
@@ -129,7 +152,8 @@ def _register(
         fresh = tuple(o.new_empty_strided(o.size(), o.stride()) for o in outs)
         return fresh if n_out > 1 else fresh[0]
 
-    op = torch.library.custom_op(f"{NAMESPACE}::{name}", impl, mutates_args=(), schema=schema)
+    op = torch.library.custom_op(f"{NAMESPACE}::{name}", impl, mutates_args=mutates,
+                                 schema=schema)  # fmt: skip
     op.register_fake(fake)
     return getattr(getattr(torch.ops, NAMESPACE), name).default, "custom-op", why
 

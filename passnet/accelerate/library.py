@@ -19,6 +19,10 @@ A replacement that raises ValueError on a call (its guard refusing a rank or lay
 written for, at a site its pattern matched) falls back to the pattern for that call (with the
 match's free literals, ``pattern.bound_pattern``); such calls are counted per rule
 (``fallback_calls``), never hidden.
+
+A rule whose pattern writes one of its inputs in place (``writes.py``) must pass that input
+itself to its replacement (checked at load time), and is rewritten only at matches where the
+graph reads that input in the pattern's order; the others are reported as ``refused``.
 """
 
 from __future__ import annotations
@@ -31,6 +35,8 @@ from pathlib import Path
 from typing import Any
 
 from torch.fx import GraphModule, Node
+
+from passnet.accelerate.writes import check_passed, dead_write, order_problem, written_inputs
 
 # The matcher's own search and rewrite, so a rule fires identically here and in a task.
 from passnet.core.bundled import missing_hint
@@ -64,6 +70,9 @@ class LibraryRule:
     rule: PassRule
     pattern: Any  # the matcher's prepared pattern (graph, inputs, outputs)
     replacement: Replacement  # the matcher's call, kept for its argument checks
+    # pattern input index -> the pattern's nodes writing it in place (writes.py); the op of a
+    # match declares those arguments mutated
+    writes: dict[int, list[Node]] = field(default_factory=dict)
     fallbacks: int = 0  # calls whose replacement refused its inputs (ValueError)
     fallback_reason: str = ""
     _bound: dict[str, Callable] = field(default_factory=dict, repr=False)
@@ -117,6 +126,16 @@ class Skipped:
 
 
 @dataclass
+class Refused:
+    """A match of a rule that writes an input, left as it was: the graph reads or writes that
+    input in another order than the pattern (writes.py, ``order_problem``)."""
+
+    rule: str
+    nodes: list[str]
+    why: str
+
+
+@dataclass
 class GraphReport:
     """What the library did to one graph (Dynamo may hand a backend several)."""
 
@@ -125,6 +144,7 @@ class GraphReport:
     fired: list[Fired] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
     dropped: list[Fired] = field(default_factory=list)  # sites ``keep`` left as they were
+    refused: list[Refused] = field(default_factory=list)  # matches whose write order differs
     misses: dict[str, str] = field(default_factory=dict)  # rule -> why it matched nothing
     tune: str = ""  # what tuning decided for this graph (tune.py), or ""
     sites: dict[str, tuple[int, int]] = field(default_factory=dict)  # kind -> (found, fused)
@@ -272,6 +292,8 @@ class PassLibrary:
                 continue
             pos = {n: i for i, n in enumerate(graph.nodes)}
             remap: dict[Node, Node] = {}
+            if r.writes:  # on the graph as it is, before this rule rewrites any match
+                matches = [m for m in matches if not self._refused(r, m, pos, report)]
             for m in matches:
                 names = _names(m.compute, pos)
                 if keep is not None and not keep(r.label, names):
@@ -300,6 +322,14 @@ class PassLibrary:
         gm.recompile()
         return report
 
+    @staticmethod
+    def _refused(r: LibraryRule, m: Match, pos: dict[Node, int], report: GraphReport) -> bool:
+        """Whether a match of a rule that writes an input must be left as it was (writes.py)."""
+        why = order_problem(r.pattern, r.writes, m, pos)
+        if why is not None:
+            report.refused.append(Refused(r.label, _names(m.compute, pos), why))
+        return why is not None
+
 
 def binding_key(bound: dict[str, Any]) -> str:
     """A match's free literals as one string (a key per distinct binding)."""
@@ -310,9 +340,14 @@ def _prepare(rule: PassRule, label: str, folder: int, index: int) -> LibraryRule
     try:
         pattern = prepare_pattern(rule.pattern, rule.free)
         replacement = prepare_replacement(rule, len(pattern[1]), free_literals(pattern))
+        writes, why = written_inputs(pattern), dead_write(rule.pattern, pattern)
     except Exception as e:
         raise LibraryError(f"{rule.path}: rule {rule.name}: {type(e).__name__}: {e}") from e
-    return LibraryRule(label, folder, index, rule, pattern, replacement)
+    if why is None and writes:
+        why = check_passed(rule.replacement_args, replacement.args_graph, writes, pattern[1])
+    if why is not None:
+        raise LibraryError(f"{rule.path}: rule {rule.name}: {why}")
+    return LibraryRule(label, folder, index, rule, pattern, replacement, writes)
 
 
 def _guarded(r: LibraryRule) -> Callable:
@@ -364,6 +399,7 @@ def summarize(reports: Sequence[GraphReport], rules: Sequence[LibraryRule]) -> d
         fired = [f for r in reports for f in r.fired if f.rule == label]
         skipped = [s for r in reports for s in r.skipped if s.rule == label]
         dropped = [f for r in reports for f in r.dropped if f.rule == label]
+        refused = [f for r in reports for f in r.refused if f.rule == label]
         misses = [r.misses[label] for r in reports if label in r.misses]
         out[label] = {
             "count": len(fired),
@@ -374,7 +410,10 @@ def summarize(reports: Sequence[GraphReport], rules: Sequence[LibraryRule]) -> d
             "launch_why": next((f.why for f in fired if f.why), ""),
             "skipped_overlaps": [{"nodes": s.nodes, "held_by": s.held_by} for s in skipped],
             "dropped_by_tune": [{"module": f.module, "nodes": f.nodes} for f in dropped],
-            "miss": misses[0] if misses and not (fired or dropped) else "",
+            "refused": [{"nodes": f.nodes, "why": f.why} for f in refused],
+            "miss": (misses[0] if misses else refused[0].why if refused else "")
+            if not (fired or dropped)
+            else "",
             "fallback_calls": rule.fallbacks,
             "fallback_reason": rule.fallback_reason,
         }

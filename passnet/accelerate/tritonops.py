@@ -76,11 +76,14 @@ def register(
     eager: Callable[..., Any],
     conform: Callable[[Any, tuple], Any],
     examples: Sequence[Any],
+    mutates: Sequence[str] = (),
 ) -> Any:
     """The op ``qualname`` for one signature and binding; raises NotTraceable.
 
     ``eager``: the body on real tensors (the custom op's implementation). ``conform``: makes
-    traced outputs the pattern's layout, with traceable ops only."""
+    traced outputs the pattern's layout, with traceable ops only. ``mutates``: the arguments
+    the replacement writes in place (``a0``, ...), declared as ``triton_op``'s
+    ``mutates_args``."""
     from torch.library import wrap_triton
 
     def body(*args: Any) -> Any:
@@ -92,24 +95,64 @@ def register(
 
     body.__signature__ = _signature(types, n_out)  # type: ignore[attr-defined]
     body.__name__ = body.__qualname__ = qualname.split("::")[-1]
-    op = torch.library.triton_op(qualname, body, mutates_args=())
+    op = torch.library.triton_op(qualname, body, mutates_args=tuple(mutates))
     _trial(op, examples, r.label)
+    if mutates:
+        _trial_writes(op, examples, r.label, [int(a[1:]) for a in mutates])
     return op
+
+
+def _concrete(e: Any) -> Any:
+    """A tensor of an example's layout (Dynamo's examples may be fake), else the example."""
+    if isinstance(e, torch.Tensor):
+        return torch.empty_strided(tuple(e.shape), tuple(e.stride()), dtype=e.dtype,
+                                   device=e.device)  # fmt: skip
+    return e
 
 
 def _trial(op: Any, examples: Sequence[Any], label: str) -> None:
     """Trace the op once on fake tensors of the match's layouts, as Inductor will."""
     from torch.fx.experimental.proxy_tensor import make_fx
 
-    def concrete(e: Any) -> Any:
-        if isinstance(e, torch.Tensor):
-            return torch.empty_strided(tuple(e.shape), tuple(e.stride()), dtype=e.dtype,
-                                       device=e.device)  # fmt: skip
-        return e
-
-    inputs = [concrete(e) for e in examples]
+    inputs = [_concrete(e) for e in examples]
     try:
         make_fx(lambda *a: op(*a), tracing_mode="fake")(*inputs)
     except Exception as e:  # noqa: BLE001 - any failure: the opaque op instead
         raise NotTraceable(f"{label}: its body does not trace on fake tensors: "
                            f"{type(e).__name__}: {str(e)[:300]}") from e  # fmt: skip
+
+
+def _trial_writes(op: Any, examples: Sequence[Any], label: str, written: Sequence[int]) -> None:
+    """Check that the writes into the inputs ``written`` survive functionalization, as
+    AOTAutograd runs it before Inductor: the op decomposes into its body there (its kernel
+    launches become functional ``triton_kernel_wrapper`` nodes, which return what a kernel
+    stores into), and each written input must come out with a data mutation, which Inductor
+    then makes in the caller's tensor. Where one does not, the opaque op keeps the write."""
+    from torch._subclasses.functional_tensor import FunctionalTensor, FunctionalTensorMode
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    kept: list[bool] = []
+    mutated = torch._functionalize_has_data_mutation  # type: ignore[attr-defined]
+
+    def functional(*args: Any) -> None:
+        above = torch._C._ExcludeDispatchKeyGuard(
+            torch._C.DispatchKeySet(torch._C.DispatchKey.Functionalize)
+        )
+        with above, FunctionalTensorMode():
+            wrapped = [FunctionalTensor.to_functional(a) if isinstance(a, torch.Tensor) else a
+                       for a in args]  # fmt: skip
+            op(*wrapped)
+            for i in written:
+                torch._sync(wrapped[i])
+                kept.append(bool(mutated(wrapped[i].elem)))
+
+    try:
+        make_fx(functional, tracing_mode="fake")(*[_concrete(e) for e in examples])
+    except Exception as e:  # noqa: BLE001 - any failure: the opaque op instead
+        raise NotTraceable(f"{label}: its body does not functionalize: "
+                           f"{type(e).__name__}: {str(e)[:300]}") from e  # fmt: skip
+    if not all(kept):
+        lost = [f"a{i}" for i, k in zip(written, kept, strict=True) if not k]
+        raise NotTraceable(f"{label}: its traced body leaves {', '.join(lost)} unwritten, "
+                           "which its pattern writes in place; the opaque op runs it as "
+                           "written")  # fmt: skip

@@ -6,7 +6,8 @@ fire in a graph, the backend first compiles the graph with none of them, then ad
 sites one at a time, in the graph's order, and keeps a site only when the graph compiled with it
 is faster than the best so far by more than ``margin``. Each comparison times both compiled
 graphs in place, side by side in interleaved rounds (``passnet.evaluation.timing.measure``,
-medians of end-to-end wall time), on the inputs Dynamo handed the backend.
+medians of end-to-end wall time), on the inputs Dynamo handed the backend (copies of those
+the graph writes in place, so the caller's tensors see the graph's writes once).
 
 Decisions are stored in a small SQLite cache (``PASSNET_TUNE_CACHE``, by default
 ``~/.cache/passnet/tune.sqlite``) under a key of the graph's code, its input layouts, the
@@ -33,6 +34,7 @@ import torch
 from torch.fx import GraphModule
 
 from passnet.accelerate.library import PassLibrary
+from passnet.accelerate.writes import written_placeholders
 from passnet.evaluation.timing import Side, measure
 
 MARGIN = 0.02  # a site must make the graph this much faster: less is noise, not a win
@@ -150,8 +152,15 @@ def tune_graph(
     trials: int = 50,
     rounds: int = 4,
 ) -> Decision:
-    """Greedy: the graph with no site, then each site added in turn, kept where it wins."""
+    """Greedy: the graph with no site, then each site added in turn, kept where it wins.
+    Inputs the graph writes in place are timed on copies: each timed call repeats the write,
+    and the caller's tensor must see it once, from the call Dynamo makes."""
     args = real_inputs(inputs)
+    for i in written_placeholders(gm.graph):
+        if isinstance(args[i], torch.Tensor):
+            t = args[i]
+            args[i] = torch.empty_strided(t.shape, t.stride(), dtype=t.dtype, device=t.device)
+            args[i].copy_(t)
     device = next((t.device for t in args if isinstance(t, torch.Tensor)), torch.device("cpu"))
 
     def build(chosen: set[Site]) -> Callable:

@@ -1,5 +1,5 @@
-"""The CPU-curated suite, fast parameters and one-rule pass folders the synthesizer's test
-modules share."""
+"""The CPU-curated suite, fast parameters, one-rule pass folders and one-input graph variants
+the synthesizer's test modules (and the accelerate tests that synthesise a pass) share."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 
 from passnet.core.results import Parameters
+from passnet.graph.meta import TensorMeta
+from passnet.graph.sample import write_sample
 from passnet.integrity.policy import check_pass_dir
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -23,3 +25,15 @@ def one_rule_pass(tmp_path: Path, source: str, rule: str = "synth_test_0") -> Pa
     (pass_dir / "sorted_output_pass_rule_names.json").write_text(json.dumps([rule]))
     assert check_pass_dir(pass_dir) == []
     return pass_dir
+
+
+def forward_variant(
+    dest: Path, body: str, dtype: str, shape: tuple[int, ...] = (2, 4, 9, 11)
+) -> Path:
+    """A graph variant whose ``forward(self, l_x_)`` is ``body`` (as Dynamo writes it), its
+    one input ``l_x_`` of ``shape`` and ``dtype`` (``"float32"``)."""
+    lines = "\n".join("        " + line for line in body.strip().splitlines())
+    code = ("import torch\n\n\nclass GraphModule(torch.nn.Module):\n"
+            f"    def forward(self, l_x_):\n{lines}\n")  # fmt: skip
+    meta = TensorMeta(name="l_x_", shape=list(shape), dtype=f"torch.{dtype}", mean=0.0, std=1.0)
+    return write_sample(dest, code, [meta], {"model_name": dest.name}).path
