@@ -434,3 +434,27 @@ def test_an_op_name_follows_the_pass_sources(tmp_path: Path) -> None:
     )
     edited = _op_name(rule, schema, {})
     assert len({first[:25], other_binding[:25], edited[:25]}) == 3
+
+
+def test_output_layouts_are_found_for_symbolic_sizes() -> None:
+    """Inductor traces a triton op's body on fake tensors whose sizes may be symbols (a SymInt
+    does not hash): the pattern's output layouts are then worked out uncached (H200: the
+    bundled pass fell back to the opaque op on ``unhashable type: non-nested SymInt``)."""
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    from passnet.accelerate.customops import _layouts
+
+    cache: dict = {}
+    seen = []
+
+    def body(x: torch.Tensor) -> torch.Tensor:
+        (layout,) = _layouts(lambda a: (a + 1).t(), (x,), cache)
+        seen.append(layout)
+        return torch.empty_strided(layout[0], layout[1], dtype=layout[2])
+
+    make_fx(body, tracing_mode="symbolic")(torch.randn(4, 8))
+    shape, stride, dtype = seen[0]
+    assert len(shape) == 2 and not isinstance(shape[0], int)  # symbols, transposed
+    assert dtype == torch.float32 and cache == {}
+    body(torch.randn(4, 8))  # concrete sizes: cached
+    assert list(cache.values()) == [[((8, 4), (1, 8), torch.float32)]]

@@ -193,24 +193,37 @@ def _eager_impl(
 
 
 def _layouts(pattern: Any, args: tuple, cache: dict[tuple, list | None]) -> list | None:
-    """(shape, stride, dtype) of each pattern output for these input layouts (meta device)."""
+    """(shape, stride, dtype) of each pattern output for these input layouts (meta device),
+    cached per layout; sizes that are symbols (a trace under a shape environment, where a
+    ``SymInt`` does not hash) are worked out every time."""
     key = tuple(
         (tuple(a.shape), a.stride(), a.dtype) if isinstance(a, torch.Tensor) else a for a in args
     )
-    if key not in cache:
-        try:
-            metas = [
-                torch.empty_strided(a.shape, a.stride(), dtype=a.dtype, device="meta")
-                if isinstance(a, torch.Tensor)
-                else a
-                for a in args
-            ]
-            out = pattern(*metas)
-            outs = list(out) if isinstance(out, (tuple, list)) else [out]
-            cache[key] = [(tuple(o.shape), o.stride(), o.dtype) for o in outs]
-        except Exception:  # noqa: BLE001 - an op without a meta kernel: no layout check
-            cache[key] = None
-    return cache[key]
+    try:
+        hit = cache.get(key, _MISSING)
+    except TypeError:  # unhashable: a symbolic size
+        return _layouts_of(pattern, args)
+    if hit is _MISSING:
+        hit = cache[key] = _layouts_of(pattern, args)
+    return hit  # type: ignore[return-value]
+
+
+_MISSING = object()
+
+
+def _layouts_of(pattern: Any, args: tuple) -> list | None:
+    try:
+        metas = [
+            torch.empty_strided(a.shape, a.stride(), dtype=a.dtype, device="meta")
+            if isinstance(a, torch.Tensor)
+            else a
+            for a in args
+        ]
+        out = pattern(*metas)
+        outs = list(out) if isinstance(out, (tuple, list)) else [out]
+        return [(tuple(o.shape), o.stride(), o.dtype) for o in outs]
+    except Exception:  # noqa: BLE001 - an op without a meta kernel: no layout check
+        return None
 
 
 def _conform_traced(out: Any, args: tuple, expected: tuple | None) -> torch.Tensor:
