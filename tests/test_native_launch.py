@@ -11,6 +11,7 @@ import pytest
 import torch
 
 from passnet.passes import launch, native_launch
+from passnet.passes.plans import plan_cache
 
 native = native_launch.load()
 pytestmark = pytest.mark.skipif(native is None, reason=f"native launch: {native_launch.status()}")
@@ -81,6 +82,11 @@ def test_launch_calls_a_tuple_entry_as_the_static_launcher(streams: list[int]) -
     assert streams == [0]
     assert native.launch(table, [2, 3, 4], args, {}) is True
     assert calls[-1][1:4] == (2, 3, 4)
+    # a grid taken from a frozen launch plan (a tuple subclass) launches here too: declined,
+    # every call would pay the Python path (H200: synthesised passes' calls twice as long)
+    frozen = plan_cache(lambda n: [n, 1])[5,]
+    assert type(frozen) is not tuple and native.launch(table, frozen, args, {}) is True
+    assert calls[-1][1:4] == (5, 1, 1)
 
 
 def test_launch_calls_other_entries_with_grid_stream_args_kwargs(streams: list[int]) -> None:

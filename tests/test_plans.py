@@ -100,6 +100,8 @@ def test_a_plan_is_frozen_and_the_cache_is_written_only_by_its_misses() -> None:
     plan = plan_cache(lambda n: ([n, n], {"BLOCK": n}))
     value = plan[4,]
     assert value == ((4, 4), {"BLOCK": 4}) and isinstance(value[0], tuple)
+    assert type(value) is tuple  # a tuple stays an exact tuple (the native launch path's grid)
+    assert type(plan_cache(lambda n: (n, 1))[3,]) is tuple
     with pytest.raises(TypeError):
         value[1]["memo"] = 1  # a read-only mapping
     for write in (lambda: plan.__setitem__((5,), 1), lambda: plan.update({(5,): 1}),

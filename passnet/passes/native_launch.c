@@ -160,7 +160,7 @@ static PyObject *nl_launch(PyObject *self, PyObject *const *argv, Py_ssize_t n) 
         Py_RETURN_FALSE;
     PyObject *g[3] = {NULL, NULL, NULL};
     Py_ssize_t ng;
-    if (PyTuple_CheckExact(grid)) {
+    if (PyTuple_Check(grid)) { /* a subclass too: its items are the tuple's (a frozen plan) */
         ng = PyTuple_GET_SIZE(grid);
         for (Py_ssize_t i = 0; i < ng && i < 3; i++)
             g[i] = PyTuple_GET_ITEM(grid, i);

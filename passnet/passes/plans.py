@@ -103,9 +103,14 @@ for _name in _MUTATORS:
 
 
 def _freeze(value: Any) -> Any:
-    """A checked plan value that cannot change: lists and tuples frozen, dicts too."""
+    """A checked plan value that cannot change: lists frozen into tuples that refuse writes,
+    dicts too, tuples kept plain tuples of frozen items (a launch grid taken from a plan must
+    stay an exact tuple: the native launch path declines any other sequence, and a call then
+    pays the Python launch path's microseconds)."""
     if type(value) is torch.Size:
         return value
+    if type(value) is tuple:
+        return tuple(_freeze(v) for v in value)
     if isinstance(value, (tuple, list)):
         return FrozenTuple(_freeze(v) for v in value)
     if isinstance(value, dict):
