@@ -4,7 +4,8 @@
 # revision's passnet/ (here: `git archive REV passnet | tar x -C old-harness`, carried to the
 # GPU machine), the other harness is this checkout. Each bench runs in its own store
 # (/tmp/ab-old.db, /tmp/ab-new.db); the leaderboards and logs land in $OUT. REPS=2 repeats the
-# pair (old, new, old, new) for the run-to-run noise beside the difference.
+# pair (old, new, old, new) for the run-to-run noise beside the difference. NEW_ARGS: bench
+# options for this checkout's harness only (e.g. --no-pin-cpus, which the old may not know).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-out}; mkdir -p "$OUT"
@@ -19,7 +20,8 @@ for rep in $(seq "${REPS:-1}"); do
     TIMEFORMAT="$h harness, run $rep: %R s"
     time (cd "$root" && PYTHONPATH="$root${PYTHONPATH:+:$PYTHONPATH}" python3 -m passnet.cli bench \
       "$HERE/$SUITE" -c "$CANDIDATES" --device "${DEV:-cuda}" --store "$store" --seed 0 \
-      --no-report ${BENCH_ARGS:-} > "$OUT/ab_${h}_$rep.log" 2>&1)
+      --no-report ${BENCH_ARGS:-} $([ "$h" = new ] && echo "${NEW_ARGS:-}") \
+      > "$OUT/ab_${h}_$rep.log" 2>&1)
     tail -4 "$OUT/ab_${h}_$rep.log"
     (cd "$root" && PYTHONPATH="$root${PYTHONPATH:+:$PYTHONPATH}" python3 -m passnet.cli report \
       latest --store "$store" --out "/tmp/ab-report-$h-$rep" 2>&1 | tail -12) \

@@ -45,3 +45,17 @@ def test_a_timing_worker_moves_every_thread_and_moves_back() -> None:
     finally:
         stop.set()
         t.join()
+
+
+def test_bench_pins_workers_unless_told_not_to(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``passnet bench --no-pin-cpus``: the local pool leaves every worker on every core (the
+    switch an A/B of the pinning itself needs)."""
+    from passnet.cli.bench import _executor
+    from passnet.runner.store import Store
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(4)))
+    with Store(tmp_path / "s.db") as st:
+        pinned = _executor(st, "local", "cpu", 2, None, None)
+        free = _executor(st, "local", "cpu", 2, None, None, pin_cpus=False)
+    assert pinned.cpus == [{0, 1}, {2, 3}]
+    assert free.cpus is None and free.timing_cpus == {}

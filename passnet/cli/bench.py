@@ -180,6 +180,14 @@ def bench_cmd(
     prepare_ahead: PrepareAhead = None,
     executor: Annotated[str, typer.Option(help="local (process pool) or ray")] = "local",
     address: Address = None,
+    pin_cpus: Annotated[
+        bool,
+        typer.Option(
+            "--pin-cpus/--no-pin-cpus",
+            help="local executor: each slot's workers on cores of their own, and on a GPU two "
+            "cores kept for the worker that times (docs/workers.md)",
+        ),
+    ] = True,  # fmt: skip
     store: Annotated[Path, typer.Option(help="results store (SQLite, WAL)")] = Path(DEFAULT_STORE),
     run: RunName = None,
     filter_: TaskFilter = None,
@@ -241,7 +249,7 @@ def bench_cmd(
         synth_workers=prepare_ahead or _synth_workers(device, executor),
     )
     st = _open_store(store)  # an unusable store fails here, before any worker starts
-    ex = _executor(st, executor, device, jobs, prepare_ahead, address)
+    ex = _executor(st, executor, device, jobs, prepare_ahead, address, pin_cpus)
     with st:
         summary = _measure(config, st, ex, store)
         _finish(summary, st, store, report)
@@ -336,6 +344,7 @@ def _executor(
     jobs,
     prepare_ahead: int | None,  # noqa: ANN001, ANN202
     address: str | None,
+    pin_cpus: bool = True,
 ):
     """The executor asked for; a user error closes the store and exits."""
     from passnet.evaluation.devices import ExecutorError
@@ -350,7 +359,7 @@ def _executor(
             return RayExecutor(device, address)
         if address:
             _fail("--address is for --executor ray.")
-        return LocalPool(device, jobs, prepare_ahead=prepare_ahead)
+        return LocalPool(device, jobs, pin=pin_cpus, prepare_ahead=prepare_ahead)
     except ExecutorError as exc:
         st.close()
         _fail(str(exc))
