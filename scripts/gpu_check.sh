@@ -3,7 +3,7 @@
 # bundled example under eager, Inductor and the bundled pass (direct and Dynamo call paths), and
 # the bundled suite (or one rebuilt here: SUITE_REBUILD=1); AB=1 adds the old/new harness A/B
 # (below). EXAMPLE_BENCH=0, GPU_TESTS=0 and
-# SUITE_BENCH=0 skip a part; THROUGHPUT=1 adds the evaluator-throughput comparison, LATENCY=1
+# SUITE_BENCH=0 skip a part; PROBE=1 adds the per-layer timing probe (below); THROUGHPUT=1 adds the evaluator-throughput comparison, LATENCY=1
 # repeated evaluations in one process and one-shot `passnet eval --server` calls, PROFILE=1
 # the per-variant host/device profile of the synthesised passes, P3=1 the suite measured twice,
 # NUMERICS=1 the loose half-precision variants against eager's own float32 run, DIAG=1 the
@@ -143,6 +143,21 @@ fi
 # of the evaluator change any score or flag an honest pass?
 if [ "${AB:-0}" = 1 ]; then
   timeout -s INT "${AB_BUDGET:-400}" bash scripts/harness_ab.sh 2>&1 | tail -30 | tee "$OUT/ab.txt"
+fi
+# PROBE=1: where a candidate's timed calls spend their time (scripts/harness_probe.py): the
+# 9-variant P2 task with its library pass under every layer, without the audit hook and
+# without the runtime checks, one worker and eight; with HARNESS_OLD also that harness's
+# default (run from its folder, so its passnet is imported).
+if [ "${PROBE:-0}" = 1 ]; then
+  PT=$PWD/${P2_TASK:-examples/suite/fusible_add_layer_norm_1f059508}
+  PP=$PWD/${P2_PASS:-examples/synth_passes/fusible_add_layer_norm_1f059508/pass}
+  python3 scripts/harness_probe.py "$PT" --pass-dir "$PP" --device "$DEV" --label new \
+    --prepare-ahead 1,8 2>&1 | grep -v "^[EW][0-9]" | tee "$OUT/probe.txt"
+  if [ -n "${HARNESS_OLD:-}" ]; then
+    (cd "$HARNESS_OLD" && PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" python3 \
+      "$OLDPWD/scripts/harness_probe.py" "$PT" --pass-dir "$PP" --device "$DEV" --label old \
+      --settings default --prepare-ahead 1,8 2>&1 | grep -v "^[EW][0-9]" | tee -a "$OUT/probe.txt")
+  fi
 fi
 if [ "${GPU_TESTS:-1}" = 1 ]; then
   # Only the modules that hold GPU tests: others import clients (openai) the machine lacks.
