@@ -20,6 +20,8 @@ from passnet.accelerate import LibraryError, PassLibrary
 from passnet.dataset.task import write_task
 from passnet.passes.pattern import prepare_pattern
 
+EXAMPLES_PASSES = Path(__file__).resolve().parents[1] / "examples" / "passes" / "add_layer_norm"
+
 F = torch.nn.functional
 INTERPRETED = os.environ.get("TRITON_INTERPRET") == "1"
 
@@ -229,11 +231,16 @@ def test_a_rule_whose_replacement_cannot_make_the_write_is_refused(
     assert why in str(e.value) and "Fused.py: rule Fused" in str(e.value)
 
 
-def test_a_pattern_whose_write_the_matcher_would_drop_is_refused(tmp_path: Path) -> None:
-    """An unused ``x.relu_()`` is dead code to the matcher: the rule would match every pool."""
+def test_a_pattern_whose_write_the_matcher_would_drop_is_left_out(tmp_path: Path) -> None:
+    """An unused ``x.relu_()`` is dead code to the matcher: the rule would match every pool.
+    It is a sound pass for its own task (``passnet synth`` writes such rules), so a library
+    leaves it out and says why rather than refusing the whole load."""
     folder = _rule(tmp_path, "(x.relu_(), torch.nn.functional.max_pool2d(x, 2))[1]")
     with pytest.raises(LibraryError, match="returns nothing that needs that write"):
-        PassLibrary.load([folder])
+        PassLibrary.load([folder])  # nothing left to run
+    lib = PassLibrary.load([folder, EXAMPLES_PASSES])
+    assert [why for _, why in lib.unusable] and "needs that write" in lib.unusable[0][1]
+    assert lib.unusable[0][0].endswith(":Fused") and lib.rules
 
 
 def test_a_triton_op_declares_and_keeps_the_write(tmp_path: Path) -> None:

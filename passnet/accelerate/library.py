@@ -230,6 +230,7 @@ class PassLibrary:
     rules: list[LibraryRule]
     order: str = "folders"
     skipped: list[tuple[Path, float]] = field(default_factory=list)  # (folder, its speedup)
+    unusable: list[tuple[str, str]] = field(default_factory=list)  # (rule, why): left out
 
     @classmethod
     def load(cls, paths: Iterable[str | Path], order: str = "folders",
@@ -253,16 +254,24 @@ class PassLibrary:
             raise LibraryError("no pass folder given" if not skipped else
                                f"every pass folder is below --min-speedup {min_speedup}")  # fmt: skip
         rules: list[LibraryRule] = []
+        unusable: list[tuple[str, str]] = []
         for i, folder in enumerate(folders):
             try:
                 pass_set = load_pass_dir(folder)
             except PassLoadError as e:
                 raise LibraryError(f"pass folder {folder}: {e}") from e
             for j, rule in enumerate(pass_set.rules):
-                rules.append(_prepare(rule, f"{_label(folder)}:{rule.name}", i, j))
+                label = f"{_label(folder)}:{rule.name}"
+                try:
+                    rules.append(_prepare(rule, label, i, j))
+                except UnusableRule as e:
+                    unusable.append((label, str(e)))
+        if not rules:
+            raise LibraryError("no rule of the pass folders can run in a whole model: "
+                               + "; ".join(f"{r}: {why}" for r, why in unusable))  # fmt: skip
         if order == "larger":
             rules.sort(key=lambda r: (-r.size, r.folder, r.index))
-        return cls(folders, rules, order, skipped)
+        return cls(folders, rules, order, skipped, unusable)
 
     @property
     def labels(self) -> list[str]:
@@ -336,6 +345,11 @@ def binding_key(bound: dict[str, Any]) -> str:
     return repr(sorted(bound.items()))
 
 
+class UnusableRule(Exception):
+    """A rule that is sound on its own task but cannot be used in a whole model (the matcher
+    would drop the in-place write its pattern makes): the library leaves it out and says why."""
+
+
 def _prepare(rule: PassRule, label: str, folder: int, index: int) -> LibraryRule:
     try:
         pattern = prepare_pattern(rule.pattern, rule.free)
@@ -343,7 +357,9 @@ def _prepare(rule: PassRule, label: str, folder: int, index: int) -> LibraryRule
         writes, why = written_inputs(pattern), dead_write(rule.pattern, pattern)
     except Exception as e:
         raise LibraryError(f"{rule.path}: rule {rule.name}: {type(e).__name__}: {e}") from e
-    if why is None and writes:
+    if why is not None:  # a sound pass for its task, but no pattern to find in a model
+        raise UnusableRule(why)
+    if writes:
         why = check_passed(rule.replacement_args, replacement.args_graph, writes, pattern[1])
     if why is not None:
         raise LibraryError(f"{rule.path}: rule {rule.name}: {why}")

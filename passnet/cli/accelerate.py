@@ -173,6 +173,8 @@ def accelerate_cmd(
     if tune and inner != "inductor":
         _fail("--tune compares compiled graphs: it needs --inner inductor.")
     library, loaded = _load(model, passes, order, batch, size, device, dtype, min_speedup, hidden)
+    for rule, why in library.unusable:
+        console.print(f"[dim]left out {escape(rule)}: {escape(why)}[/]")
     for folder, speedup in library.skipped:
         console.print(f"[dim]left out {escape(str(folder))}: verified {speedup:.3f}x eager on "
                       f"its task, below --min-speedup {min_speedup}[/]")  # fmt: skip
