@@ -135,7 +135,7 @@ def scripted_pool(monkeypatch):
 
     holder: dict = {}
 
-    def pool(device, jobs=None, prepare_ahead=1):  # noqa: ANN001, ANN202 - LocalPool's signature
+    def pool(device, jobs=None, pin=True, prepare_ahead=1):  # noqa: ANN001, ANN202 - LocalPool
         return holder["executor"]
 
     monkeypatch.setattr(passnet.runner.pool, "LocalPool", pool)
