@@ -175,8 +175,13 @@ def test_task_submit_exit_codes(tiny: Task, tmp_path: Path) -> None:
     failed = _submit(tiny, tmp_path / "empty")
     assert failed.returncode == 3, failed.stdout + failed.stderr
     assert "failed: 1 of 1 graph(s)" in failed.stderr
-    assert _submit(tiny, tmp_path / "missing").returncode == 2
-    assert _submit(tiny, tmp_path / "ok", "--no-such-option").returncode == 2
+    from passnet.cli import app  # usage errors need no process of their own
+
+    submit = ["task", "submit", str(tiny.path)]
+    assert CliRunner().invoke(app, [*submit, str(tmp_path / "missing")]).exit_code == 2
+    assert (
+        CliRunner().invoke(app, [*submit, str(tmp_path / "ok"), "--no-such-option"]).exit_code == 2
+    )
 
 
 # -- correct first: best snapshot, best attempt, training examples -------------------------
