@@ -149,6 +149,11 @@ fi
 # without the runtime checks, one worker and eight; with HARNESS_OLD also that harness's
 # default (run from its folder, so its passnet is imported).
 if [ "${PROBE:-0}" = 1 ]; then
+  # the SM clock every 100 ms meanwhile: launch-bound timing leaves the GPU idle between
+  # calls, and an idle H200 clocks down to 345 MHz
+  nvidia-smi --query-gpu=timestamp,clocks.sm,utilization.gpu --format=csv -lms 100 \
+    > "$OUT/probe_clocks.csv" 2>/dev/null &
+  CLOCKS_PID=$!
   PT=$PWD/${P2_TASK:-examples/suite/fusible_add_layer_norm_1f059508}
   PP=$PWD/${P2_PASS:-examples/synth_passes/fusible_add_layer_norm_1f059508/pass}
   python3 scripts/harness_probe.py "$PT" --pass-dir "$PP" --device "$DEV" --label new \
@@ -158,6 +163,7 @@ if [ "${PROBE:-0}" = 1 ]; then
       "$OLDPWD/scripts/harness_probe.py" "$PT" --pass-dir "$PP" --device "$DEV" --label old \
       --settings default --prepare-ahead 1,8 2>&1 | grep -v "^[EW][0-9]" | tee -a "$OUT/probe.txt")
   fi
+  kill "$CLOCKS_PID" 2>/dev/null
 fi
 if [ "${GPU_TESTS:-1}" = 1 ]; then
   # Only the modules that hold GPU tests: others import clients (openai) the machine lacks.
