@@ -8,9 +8,10 @@ Three kinds, each with the nodes a rule must replace to have fused it:
 - ``add+rms_norm``: an RMSNorm (``rms_norm``, or the ``pow(2).mean(-1)``, ``rsqrt``, ``mul``
   that Hugging Face's Llama and T5 norms are written as) whose input is an add: the add and the
   norm's ``rms_norm`` or ``rsqrt``.
-- ``bias+activation``: an activation (GELU, ReLU, SiLU, the tanh of GPT-2's GELU formula) of
-  a bias add, or of a linear layer or ``addmm`` that adds a bias (through views): the
-  activation, and the add where the bias is added by one.
+- ``bias+activation``: an activation (GELU, ReLU, SiLU, the tanh of GPT-2's GELU formula, the
+  sigmoid of CLIP's quick GELU ``y * sigmoid(1.702 * y)``) of a bias add, or of a linear
+  layer or ``addmm`` that adds a bias (through views): the activation, and the add where the
+  bias is added by one.
 
 A site is covered when one fired match holds all of its nodes.
 """
@@ -89,6 +90,18 @@ def _tanh_gelu_root(tanh: Node) -> object:
     return next((a for a in inner.args if isinstance(a, Node) and not _is(a, {operator.mul, torch.mul, "mul"})), None)  # fmt: skip  # noqa: E501
 
 
+def _scaled_root(sigmoid: Node) -> object:
+    """``y`` of CLIP's quick GELU ``y * sigmoid(1.702 * y)``: the sigmoid's argument is ``y``
+    times a number; else the sigmoid's own argument."""
+    arg = sigmoid.args[0] if sigmoid.args else None
+    if _is(arg, {operator.mul, torch.mul, "mul"}):
+        tensors = [a for a in arg.args if isinstance(a, Node)]  # type: ignore[union-attr]
+        numbers = [a for a in arg.args if isinstance(a, (int, float))]  # type: ignore[union-attr]
+        if len(tensors) == 1 and len(numbers) == 1:
+            return tensors[0]
+    return arg
+
+
 def find_sites(graph: Graph) -> list[Site]:
     """Every site of the three kinds in ``graph``, in graph order."""
     out: list[Site] = []
@@ -102,7 +115,9 @@ def find_sites(graph: Graph) -> list[Site]:
             if src is not None and _is(src, _ADDS):
                 out.append(Site("add+rms_norm", (src.name, node.name), node.name))
         elif _is(node, _ACTS) and node.args:
-            src = _tanh_gelu_root(node) if _name(node) == "tanh" else node.args[0]
+            name = _name(node)
+            src = (_tanh_gelu_root(node) if name == "tanh"
+                   else _scaled_root(node) if name == "sigmoid" else node.args[0])  # fmt: skip
             if _name(node) == "tanh" and src is None:
                 continue  # a plain tanh (BERT's pooler), no GELU
             src = _through_views(src)
