@@ -156,3 +156,25 @@ def test_writes_the_kernel_cannot_reproduce_are_refused() -> None:
     assert isinstance(why, str) and "'argmax' reads 'x' between" in why, why
     reason = select(trace_graph(NotIdempotent(), [x.clone()]))
     assert isinstance(reason, str) and "only idempotent activations" in reason, reason
+
+
+SAME_SIZE_POOL = """
+mul = l_x_ * 2.0;  l_x_ = None
+relu = torch.nn.functional.relu(mul, inplace = False);  mul = None
+max_pool2d = torch.nn.functional.max_pool2d(relu, 3, 1, 1, 1, ceil_mode = False, return_indices = False)
+return (relu, max_pool2d)
+"""
+
+
+@pytest.mark.skipif(not INTERPRETED, reason="runs Triton kernels in process: TRITON_INTERPRET=1")
+def test_an_output_read_through_a_same_size_window_is_stored_at_its_own_place(
+    tmp_path: Path,
+) -> None:
+    """``relu`` returned beside a 3x3 stride-1 max-pool of it: as many pool outputs as relu
+    elements, so counting alone took the pool's first tap (shifted by the padding) for relu's
+    own coordinates and stored it there (wrong by up to 8.6e19, the task lost)."""
+    variants = [forward_variant(tmp_path / "graphs" / "float32", SAME_SIZE_POOL, "float32")]
+    task = write_task(tmp_path / "relu_pool", variants, name="relu_pool").path
+    r = synthesize_task(task, tmp_path / "out", device="cpu", parameters=FAST)
+    assert r.status == "written", r.reason
+    assert r.verification is not None and r.verification["task_correct"], r.verification

@@ -160,6 +160,15 @@ def _covers(b: Builder, node: Node, m: Map) -> bool:
     return True
 
 
+def _own_place(b: Builder, node: Node, full: list, ident: Map) -> bool:
+    """Whether ``node``'s first map stores each element at its own coordinates: a value of the
+    phase's own shape must have been computed at the phase's own map. One read only through a
+    same-size window (a 3x3 stride-1 max-pool's first tap) covers as many elements, shifted."""
+    dims = b.shapes.dims[node]
+    same = len(dims) == len(full) and all(a.vals == c.vals for a, c in zip(dims, full, strict=True))
+    return not same or b.first_map[node] == ident
+
+
 def _base(b: Builder) -> Map:
     """The phase's index variables and masks; the coordinates of its domain's elements."""
     let = b.body.append
@@ -326,9 +335,10 @@ def build(b: Builder, store_views: bool = False) -> Kernel:
             _write_back(b, w, ident)
             stored[w] = (phase.index, ident)
             pending.remove(w)
+        ident = base if dom == full else b.reshape(base, dom, full)
         for i, o in enumerate(b.outputs):
             if o in pending and o not in views and o not in b.writes and o in b.first_map and (
-                    _covers(b, o, b.first_map[o])):  # fmt: skip
+                    _covers(b, o, b.first_map[o])) and _own_place(b, o, full, ident):  # fmt: skip
                 _store(b, i, o, b.first_map[o])
                 pending.remove(o)
         _store_views(b, views, pending)
