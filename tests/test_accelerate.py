@@ -13,6 +13,7 @@ os.environ.setdefault("TRITON_INTERPRET", "1")  # before torch._dynamo imports T
 
 import pytest
 import torch
+from helpers.accelerate import triton_op_of
 from typer.testing import CliRunner
 
 import passnet
@@ -393,21 +394,10 @@ def test_a_triton_op_is_traced_into_by_inductor(tmp_path: Path) -> None:
     into the graph instead of calling the op; its output takes the pattern's layout."""
     from torch._inductor.utils import run_and_get_code
 
-    from passnet.accelerate import customops, tritonops
-
     other_layout = "x, y = x.t().contiguous().t(), y.t().contiguous().t()"  # column-major
     folder = _folder(tmp_path, "relu_t", "x, y", "torch.relu(x + y)", other_layout)
-    r = PassLibrary.load([folder]).rules[0]
-    pattern, layouts = r.pattern_for({}), {}
-    eager = customops._eager_impl(r, 1, {}, pattern, layouts)
-
-    def conform(out, args):  # noqa: ANN001, ANN202
-        (expected,) = customops._layouts(pattern, args, layouts)
-        return customops._conform_traced(out, args, expected)
-
     x, y = torch.randn(4, 8), torch.randn(4, 8)
-    op = tritonops.register(r, "passnet::relu_t_probe", ["Tensor", "Tensor"], 1, {}, eager,
-                            conform, [x, y])  # fmt: skip
+    op = triton_op_of(folder, "relu_t_probe", [x, y])
     assert op(x, y).stride() == (8, 1) and torch.equal(op(x, y), torch.relu(x + y))
     out, codes = run_and_get_code(torch.compile(lambda a, b: op(a, b) * 2), x, y)
     torch.testing.assert_close(out, torch.relu(x + y) * 2)

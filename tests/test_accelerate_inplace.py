@@ -13,6 +13,7 @@ os.environ.setdefault("TRITON_INTERPRET", "1")  # before torch._dynamo imports T
 
 import pytest
 import torch
+from helpers.accelerate import triton_op_of
 from helpers.synth import FAST, forward_variant
 
 import passnet
@@ -249,19 +250,10 @@ def test_a_triton_op_declares_and_keeps_the_write(tmp_path: Path) -> None:
     and Inductor makes it in the caller's tensor; a body that forgets the write is refused."""
     from torch._inductor.utils import run_and_get_code
 
-    from passnet.accelerate import customops, tritonops
+    from passnet.accelerate import tritonops
 
     def op_of(folder: Path, name: str) -> object:
-        r = PassLibrary.load([folder]).rules[0]
-        pattern, layouts = r.pattern_for({}), {}
-        eager = customops._eager_impl(r, 1, {}, pattern, layouts)
-
-        def conform(out, args):  # noqa: ANN001, ANN202
-            (expected,) = customops._layouts(pattern, args, layouts)
-            return customops._conform_traced(out, args, expected)
-
-        return tritonops.register(r, f"passnet::{name}", ["Tensor"], 1, {}, eager, conform,
-                                  [torch.randn(4, 8)], customops.mutated_args(r))  # fmt: skip
+        return triton_op_of(folder, name, [torch.randn(4, 8)])
 
     op = op_of(_rule(tmp_path, "torch.nn.functional.relu(x, inplace=True) * 2"), "relu_w_probe")
     assert "Tensor(a0!) a0" in str(op._schema)  # type: ignore[attr-defined]
