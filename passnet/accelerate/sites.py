@@ -27,6 +27,7 @@ from torch.fx import Graph, Node
 
 KINDS = ("add+layer_norm", "add+rms_norm", "bias+activation")
 _ADDS = {operator.add, operator.iadd, torch.add, "add", "add_"}
+_MULS = {operator.mul, torch.mul, "mul"}
 _ACTS = {"gelu", "relu", "relu_", "silu", "silu_", "tanh", "sigmoid", "gelu_", "hardswish"}
 _VIEWS = {"view", "reshape", "contiguous", "to", "float", "type", "dropout", "clone"}
 
@@ -82,19 +83,19 @@ def _tanh_gelu_root(tanh: Node) -> object:
     """``x`` of GPT-2's ``0.5 * x * (1 + tanh(c * (x + 0.044715 * x ** 3)))``: the tanh's
     argument is a mul whose add adds ``x`` to a multiple of ``x ** 3``."""
     arg = tanh.args[0] if tanh.args else None
-    if not _is(arg, {operator.mul, torch.mul, "mul"}):
+    if not _is(arg, _MULS):
         return None
     inner = next((a for a in arg.args if _is(a, _ADDS)), None)  # type: ignore[union-attr]
     if inner is None:
         return None
-    return next((a for a in inner.args if isinstance(a, Node) and not _is(a, {operator.mul, torch.mul, "mul"})), None)  # fmt: skip  # noqa: E501
+    return next((a for a in inner.args if isinstance(a, Node) and not _is(a, _MULS)), None)
 
 
 def _scaled_root(sigmoid: Node) -> object:
     """``y`` of CLIP's quick GELU ``y * sigmoid(1.702 * y)``: the sigmoid's argument is ``y``
     times a number; else the sigmoid's own argument."""
     arg = sigmoid.args[0] if sigmoid.args else None
-    if _is(arg, {operator.mul, torch.mul, "mul"}):
+    if _is(arg, _MULS):
         tensors = [a for a in arg.args if isinstance(a, Node)]  # type: ignore[union-attr]
         numbers = [a for a in arg.args if isinstance(a, (int, float))]  # type: ignore[union-attr]
         if len(tensors) == 1 and len(numbers) == 1:
@@ -118,7 +119,7 @@ def find_sites(graph: Graph) -> list[Site]:
             name = _name(node)
             src = (_tanh_gelu_root(node) if name == "tanh"
                    else _scaled_root(node) if name == "sigmoid" else node.args[0])  # fmt: skip
-            if _name(node) == "tanh" and src is None:
+            if name == "tanh" and src is None:
                 continue  # a plain tanh (BERT's pooler), no GELU
             src = _through_views(src)
             if _is(src, _ADDS):

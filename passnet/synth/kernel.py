@@ -160,13 +160,16 @@ def _covers(b: Builder, node: Node, m: Map) -> bool:
     return True
 
 
-def _own_place(b: Builder, node: Node, full: list, ident: Map) -> bool:
+def _own_place(b: Builder, node: Node, full: list[Dim], ident: Map) -> bool:
     """Whether ``node``'s first map stores each element at its own coordinates: a value of the
     phase's own shape must have been computed at the phase's own map. One read only through a
     same-size window (a 3x3 stride-1 max-pool's first tap) covers as many elements, shifted."""
-    dims = b.shapes.dims[node]
-    same = len(dims) == len(full) and all(a.vals == c.vals for a, c in zip(dims, full, strict=True))
-    return not same or b.first_map[node] == ident
+    return not _same_sizes(b, node, full) or b.first_map[node] == ident
+
+
+def _same_sizes(b: Builder, node: Node, full: list[Dim]) -> bool:
+    """Whether ``node``'s dims have the sizes of ``full``, dim by dim, in every variant."""
+    return [d.vals for d in b.shapes.dims[node]] == [d.vals for d in full]
 
 
 def _base(b: Builder) -> Map:
@@ -201,10 +204,9 @@ def _store(b: Builder, i: int, node: Node, m: Map) -> None:
 def _on(b: Builder, node: Node, full: list[Dim]) -> bool:
     """Whether ``node``'s shape is ``full``, the shape a phase computes its roots over (then
     the phase reaches each of its elements once, at the phase's own coordinates)."""
-    dims = b.shapes.dims[node]
-    if [d.vals for d in dims] != [d.vals for d in full]:
+    if not _same_sizes(b, node, full):
         return False
-    return all(map(b.shapes.equal, dims, full))  # guards where only values agree
+    return all(map(b.shapes.equal, b.shapes.dims[node], full))  # guards where only values agree
 
 
 def _write_back(b: Builder, node: Node, m: Map) -> None:
@@ -330,12 +332,11 @@ def build(b: Builder, store_views: bool = False) -> Kernel:
                 b.value(r, base[:-1] + keep)
             else:
                 b.value(r, base if dom == full else b.reshape(base, dom, full))
+        ident = base if dom == full else b.reshape(base, dom, full)  # the phase's own map
         for w in [w for w in b.writes if w in pending and _on(b, w, full)]:
-            ident = base if dom == full else b.reshape(base, dom, full)
             _write_back(b, w, ident)
             stored[w] = (phase.index, ident)
             pending.remove(w)
-        ident = base if dom == full else b.reshape(base, dom, full)
         for i, o in enumerate(b.outputs):
             if o in pending and o not in views and o not in b.writes and o in b.first_map and (
                     _covers(b, o, b.first_map[o])) and _own_place(b, o, full, ident):  # fmt: skip

@@ -288,10 +288,14 @@ class Builder:
         self.pointers.add(j)
         return Name(name)
 
+    def _terms(self, j: int, m: Map) -> list[Expr]:
+        """The element offset of input ``j`` at ``m``, through its strides, term by term."""
+        self.pointers.add(j)
+        return [tok * self.stride(j, d) for d, tok in enumerate(m) if tok != Int(0)]
+
     def load(self, j: int, m: Map, integer: bool = False) -> Expr:
         """Input ``j`` at ``m``, as float32 (``integer``: as stored, for indices)."""
-        self.pointers.add(j)
-        terms = [tok * self.stride(j, d) for d, tok in enumerate(m) if tok != Int(0)]
+        terms = self._terms(j, m)
         ptr, other = self.pointer(j), Int(0) if integer else Const("0.0")
 
         def conv(e: Expr) -> Expr:
@@ -299,7 +303,7 @@ class Builder:
 
         if not terms:
             return self.let(conv(Load(ptr)))
-        off = self.let(conj("+", terms))  # type: ignore[arg-type]
+        off = self.let(conj("+", terms))
         if not any(t.axes for t in m):
             return self.let(conv(Load(ptr + off)))  # one fixed element: x[3]
         return self.let(conv(Load(ptr + off, self.mask(m), other)))
@@ -380,11 +384,10 @@ class Builder:
     def write_back(self, j: int, m: Map, v: Expr, mask: Name) -> None:
         """``v`` written into input ``j`` at ``m`` (through its strides, as it is loaded),
         converted to its element type: an in-place write the caller sees."""
-        terms = [tok * self.stride(j, d) for d, tok in enumerate(m) if tok != Int(0)]
+        terms = self._terms(j, m)
         if not terms:
             raise Unfusable(f"the in-place write into input '{self.inputs[j].name}' is a "
                             "single element")  # fmt: skip
         x = self.pointer(j)
-        self.pointers.add(j)
-        off = self.let(conj("+", terms))  # type: ignore[arg-type]
+        off = self.let(conj("+", terms))
         self.body.append(Store(x + off, v.to(Attr(x, "dtype.element_ty")), mask))
