@@ -448,3 +448,32 @@ def test_output_layouts_are_found_for_symbolic_sizes() -> None:
     assert dtype == torch.float32 and cache == {}
     body(torch.randn(4, 8))  # concrete sizes: cached
     assert list(cache.values()) == [[((8, 4), (1, 8), torch.float32)]]
+
+
+def test_dynamos_restart_request_passes_through_the_backend(
+    folders: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Inductor may ask Dynamo to trace a frame again (``RestartAnalysis``: after a recompile
+    it treats a float input as a tensor). That is no failure: the backend lets it through and
+    forgets the aborted graph, instead of running it eagerly (seen when a model was compiled
+    again at another hidden size)."""
+    import torch._inductor.compile_fx as compile_fx_module
+    from torch._dynamo.exc import TensorifyScalarRestartAnalysis
+
+    real, asked = compile_fx_module.compile_fx, []
+
+    def restart_once(gm, inputs, **kw):  # noqa: ANN001, ANN003, ANN202
+        asked.append(1)
+        if len(asked) == 1:
+            raise TensorifyScalarRestartAnalysis
+        return real(gm, inputs, **kw)
+
+    monkeypatch.setattr(compile_fx_module, "compile_fx", restart_once)
+    torch._dynamo.reset()
+    be = passnet.backend(passes=[folders[0]], inner="inductor")
+    model, args = AddReluAdd(), _inputs()
+    with torch.no_grad():
+        out = torch.compile(model, backend=be)(*args)
+    torch.testing.assert_close(out, model(*args))
+    assert len(asked) == 2 and [r.inner for r in be.reports] == ["inductor"]
+    assert not be.reports[0].note and sum(be.fired().values()) == 1

@@ -76,10 +76,15 @@ class PassnetBackend:
         self.reports.append(report)
         if not inductor:
             return gm.forward
+        from torch._dynamo.exc import RestartAnalysis
+
         try:
             return self._compile(gm, example_inputs, report)
         except _Eager as e:
             return self._eager(gm, report, str(e))
+        except RestartAnalysis:  # Dynamo traces the frame again and calls the backend anew
+            self.reports.remove(report)
+            raise
 
     def _compile(self, gm: GraphModule, example_inputs: list[Any], report: GraphReport) -> Any:
         """Inductor on the rewritten graph; raises _Eager saying why it must run eagerly."""
@@ -89,8 +94,12 @@ class PassnetBackend:
         from torch._inductor.compile_fx import compile_fx
 
         patches = list_mode_options(self.mode) if self.mode else {}
+        from torch._dynamo.exc import RestartAnalysis
+
         try:
             return compile_fx(gm, example_inputs, config_patches=patches)
+        except RestartAnalysis:  # not a failure: Dynamo's request to trace again (a float
+            raise  # input it now treats as a tensor, after a recompile)
         except Exception as e:  # noqa: BLE001 - reported loudly, never dropped
             raise _Eager(f"Inductor failed on the rewritten graph: {type(e).__name__}: {e}") from e
 
