@@ -114,3 +114,37 @@ def test_a_plan_is_frozen_and_the_cache_is_written_only_by_its_misses() -> None:
     for identity in (id(x), x.data_ptr(), hash(x), float(id(x))):
         with pytest.raises(TypeError, match="as large as an address or an id"):
             plan[identity,]
+
+
+def test_a_plan_of_symbolic_sizes_is_computed_uncached_while_a_triton_op_is_traced() -> None:
+    """Inductor traces a triton op's body on fake tensors whose sizes may be symbols, which do
+    not hash (H100: the linear-activation pass fell back to the opaque op on ``unhashable
+    type: non-nested SymInt`` in its plan lookup). Inside ``symbolic_plans`` such a signature
+    gets its plan computed and not stored; everywhere else a lookup stays a plain dict one."""
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    from passnet.passes.launch import traced_launches
+
+    calls: list[tuple] = []
+
+    @plan_cache
+    def plan(shape: torch.Size, cuda: bool) -> tuple:
+        calls.append((shape, cuda))
+        return (shape[0] * 2, shape[1]), {"BLOCK": 16}
+
+    def body(x: torch.Tensor) -> torch.Tensor:
+        out_shape, consts = plan[x.shape, x.is_cuda]
+        assert consts == {"BLOCK": 16}
+        return x.new_empty(out_shape)
+
+    with pytest.raises(TypeError, match="SymInt"):  # outside: a symbolic size does not hash
+        make_fx(body, tracing_mode="symbolic")(torch.randn(4, 8))
+    with traced_launches(lambda fn: fn):
+        assert type(plan) is not PlanCache  # looked up through Python only in here
+        traced = make_fx(body, tracing_mode="symbolic")(torch.randn(4, 8))
+        traced2 = make_fx(body, tracing_mode="symbolic")(torch.randn(4, 8))
+    assert type(plan) is PlanCache and len(plan) == 0  # nothing symbolic stored
+    assert len(calls) == 2 and not isinstance(calls[-1][0][0], int)  # computed each time
+    assert traced(torch.randn(3, 5)).shape == (6, 5) and traced2 is not None  # shape-generic
+    body(torch.randn(4, 8))  # concrete sizes: stored as before
+    assert list(plan) == [(torch.Size([4, 8]), False)]

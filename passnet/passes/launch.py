@@ -41,6 +41,8 @@ from typing import Any
 
 import torch
 
+from passnet.passes.plans import symbolic_plans
+
 __all__ = ["CachedKernel", "cached"]
 
 _HOLD: list[Any] = []  # static launchers whose loaded module a tuple entry uses
@@ -54,7 +56,8 @@ def traced_launches(wrap: Callable[[Any], Any]) -> Iterator[None]:
     then records the kernel itself, and Inductor launches it from its generated code."""
     _TRACER.append(wrap)
     try:
-        yield
+        with symbolic_plans():  # the sizes traced may be symbols, which plan keys cannot hash
+            yield
     finally:
         _TRACER.pop()
 

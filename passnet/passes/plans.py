@@ -28,26 +28,33 @@ writes raise ``PlanWriteError``), so a later call gets back exactly what the pla
 computed and nothing can be written into it. Only ``__missing__`` stores: ``_plan[k] = v``,
 ``update``, ``setdefault``, ``pop``, ``clear`` and ``del`` raise.
 A signature's plan is computed once per process; past ``limit`` signatures plans are still
-computed, no longer stored.
+computed, no longer stored. While a ``torch.library.triton_op`` body is traced
+(``passnet.passes.launch.traced_launches``) sizes may be symbols, which do not hash: a
+signature holding one gets its plan computed on every lookup, never stored.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
-from collections.abc import Callable
+import weakref
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import torch
 
-__all__ = ["PlanCache", "PlanWriteError", "plan_cache"]
+__all__ = ["PlanCache", "PlanWriteError", "plan_cache", "symbolic_plans"]
 
 _LEAVES = (bool, int, float, str, type(None), torch.dtype, torch.device)
+_SYMBOLS = (torch.SymInt, torch.SymFloat, torch.SymBool)  # sizes of a symbolic trace
 _KEY_INT_LIMIT = 1 << 40  # sizes and strides fit; addresses and ids do not
 
 
 def _check(value: Any, what: str) -> None:
     """Raise TypeError unless ``value`` is built of numbers, strings, dtypes and devices (and,
     in a signature, no integer as large as an address or an object id)."""
+    if isinstance(value, _SYMBOLS):  # only in a traced plan (``symbolic_plans``): a size
+        return
     if isinstance(value, _LEAVES):
         if (what == "signature" and isinstance(value, (int, float)) and not isinstance(value, bool)
                 and abs(value) >= _KEY_INT_LIMIT):  # fmt: skip
@@ -125,8 +132,17 @@ class PlanCache(dict):
         super().__init__()
         self.fn, self.limit = fn, limit
         functools.update_wrapper(self, fn)
+        key = id(self)
+        _CACHES[key] = weakref.ref(self, functools.partial(_forget, key))
 
     def __missing__(self, key: tuple) -> Any:
+        plan = self._plan(key)
+        if len(self) < self.limit:
+            dict.__setitem__(self, key, plan)
+        return plan
+
+    def _plan(self, key: tuple) -> Any:
+        """The checked, frozen plan of ``key``, computed now."""
         if type(key) is not tuple:
             raise TypeError(
                 "index a PlanCache with a tuple of its function's arguments: plan[a, b] or plan[a,]"
@@ -134,10 +150,7 @@ class PlanCache(dict):
         _check(key, "signature")
         plan = self.fn(*key)
         _check(plan, "value")
-        plan = _freeze(plan)
-        if len(self) < self.limit:
-            dict.__setitem__(self, key, plan)
-        return plan
+        return _freeze(plan)
 
     __setitem__ = __delitem__ = update = setdefault = pop = popitem = clear = _refused
     __ior__ = _refused
@@ -149,9 +162,57 @@ class PlanCache(dict):
         return f"PlanCache({getattr(self.fn, '__qualname__', self.fn)!r}, {len(self)} plans)"
 
 
+class _SymbolicPlanCache(PlanCache):
+    """A plan cache inside ``symbolic_plans``: a signature that does not hash (symbolic sizes)
+    gets its plan computed, not stored. Only there, so that a lookup stays one dict lookup
+    (no Python frame) everywhere else."""
+
+    def __getitem__(self, key: tuple) -> Any:
+        try:
+            return dict.__getitem__(self, key)  # a miss still goes to ``__missing__``
+        except TypeError:
+            try:
+                hash(key)
+            except TypeError:
+                return self._plan(key)
+            raise
+
+
+_CACHES: dict[int, weakref.ref[PlanCache]] = {}  # every live cache (a dict does not hash)
+_SYMBOLIC_DEPTH = [0]
+
+
+def _forget(key: int, _: object) -> None:
+    _CACHES.pop(key, None)
+
+
+def _live() -> list[PlanCache]:
+    return [c for ref in list(_CACHES.values()) if (c := ref()) is not None]
+
+
+@contextlib.contextmanager
+def symbolic_plans() -> Iterator[None]:
+    """Every plan cache takes symbolic signatures while inside (a triton op's body traced on
+    fake tensors under a shape environment, where a ``SymInt`` does not hash)."""
+    if _SYMBOLIC_DEPTH[0] == 0:
+        for cache in _live():
+            if type(cache) is PlanCache:
+                cache.__class__ = _SymbolicPlanCache
+    _SYMBOLIC_DEPTH[0] += 1
+    try:
+        yield
+    finally:
+        _SYMBOLIC_DEPTH[0] -= 1
+        if _SYMBOLIC_DEPTH[0] == 0:
+            for cache in _live():
+                if type(cache) is _SymbolicPlanCache:
+                    cache.__class__ = PlanCache  # type: ignore[assignment]
+
+
 def plan_cache(fn: Callable[..., Any] | None = None, *, limit: int = 256) -> Any:
     """Memoise ``fn`` (a pure function of shapes, strides, dtypes and flags) per argument
     tuple, as :class:`PlanCache`; ``@plan_cache`` or ``@plan_cache(limit=...)``."""
+    cls = _SymbolicPlanCache if _SYMBOLIC_DEPTH[0] else PlanCache
     if fn is None:
-        return lambda f: PlanCache(f, limit)
-    return PlanCache(fn, limit)
+        return lambda f: cls(f, limit)
+    return cls(fn, limit)
