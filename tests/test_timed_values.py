@@ -73,3 +73,19 @@ def test_timed_calls_that_round_differently_keep_the_trials_level(tmp_path) -> N
     assert drift and not drift[0].fatal, [f.check for f in v.integrity]
     assert v.comparison is not None and v.comparison.tightest_passing_t == -6
     assert "the correctness trials: t = -6" in drift[0].detail
+
+
+def test_held_outputs_are_checked_with_what_their_call_got_at_capacity_or_settle() -> None:
+    from passnet.integrity.timed_values import Held, hold_count, storages
+
+    seen: list[tuple] = []
+    held = Held(3, lambda out, info: seen.append((out, info)))
+    for k in range(4):
+        held.keep(f"out{k}", k)
+    assert seen == [("out0", 0), ("out1", 1), ("out2", 2)]  # the third filled it
+    held.settle()
+    assert seen[-1] == ("out3", 3) and held.items == []
+    x = torch.ones(4, 8)
+    assert hold_count([x], 25, torch.device("cpu")) == 25
+    assert hold_count([torch.empty(1 << 27)], 25, torch.device("cpu")) == 1  # 512 MB: at once
+    assert storages([x.t(), x[1:]]) == storages(x) and not storages([torch.empty(0)])

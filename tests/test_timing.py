@@ -129,3 +129,26 @@ def test_checked_calls_reach_the_adaptive_extension() -> None:
     assert sampler.n == 2 * longest and len(checked) == 2 * len(positions)
     # the checked calls leave the statistics: what is left are the run's unchecked calls
     assert len(out["candidate"].wall.samples_us) == longest - warmup - len(positions)
+
+
+def test_a_side_settles_after_its_warmup_and_each_block_never_between_two_calls() -> None:
+    """Harness work heavier than feeding values and holding outputs (checking the candidate's
+    outputs) waits for the end of a side's block of calls: between two timed calls of a block it
+    cooled the next call's caches (H100: launch-bound candidate calls 8-12 us slower)."""
+    log: list[str] = []
+
+    def side(name: str) -> Side:
+        return Side(name, lambda: log.append(f"{name}:call"), (),
+                    before=lambda: log.append(f"{name}:before"),
+                    after=lambda out: log.append(f"{name}:after"),
+                    settle=lambda: log.append(f"{name}:settle"))  # fmt: skip
+
+    measure([side("a"), side("b")], torch.device("cpu"), warmup=2, trials=8, rounds=2,
+            max_reruns=0)  # fmt: skip
+    a = [e.split(":")[1] for e in log if e.startswith("a:")]
+    call = ["before", "call", "after"]
+    assert a == call * 2 + ["settle"] + (call * 4 + ["settle"]) * 2
+    blocks = "".join(
+        "S" if e.endswith("settle") else "." for e in log if e.endswith(("call", "settle"))
+    )
+    assert blocks == "..S..S....S....S....S....S"  # warmups, then b's block first in round 2

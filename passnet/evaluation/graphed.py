@@ -108,10 +108,10 @@ def graph_sides(
         if s.name == "candidate":
             hook = (lambda args, g=graphed: check(g, list(args))) if check else None
             candidate = checks.TimedSampler(graphed, per_run, positions, frozenset(), hook)
-            out.append(Side(s.name, candidate, s.args, s.before, s.after))
+            out.append(Side(s.name, candidate, s.args, s.before, s.after, s.settle))
         else:
             sampler = checks.TimedSampler(graphed, per_run)
-            out.append(Side(s.name, sampler, s.args, s.before, s.after))
+            out.append(Side(s.name, sampler, s.args, s.before, s.after, s.settle))
     assert candidate is not None, "no candidate side"
     return out, candidate, dropped
 

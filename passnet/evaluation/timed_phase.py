@@ -93,8 +93,11 @@ class TimingPhase:
     bank: ValueBank = field(init=False)
     cand_side: Any = field(init=False)
     cand_feed: Feed = field(init=False)
-    launch_floor: int | None = field(default=None, init=False)  # see ``feed_candidate``
+    launch_floor: int | None = field(default=None, init=False)  # see ``check_held``
     launch_mark: int = field(default=0, init=False)
+    hold: int = field(default=0, init=False)  # calls' outputs a side holds (0: none)
+    cand_held: timed_values.Held = field(init=False)
+    input_storages: frozenset[int] = field(default=frozenset(), init=False)
 
     def note(self, text: str) -> None:
         add_note(self.result, text)
@@ -139,11 +142,19 @@ class TimingPhase:
         steady = self.checker.launch_counts[1:] if self.checker is not None else []
         if steady and params.call_path != "cudagraph":  # a replay launches nothing in Python
             self.launch_floor = min(steady)
+        self.hold = 0  # no output checks (and nothing held) without the runtime checks
+        if self.checker is not None:  # a replay writes one static output: check every call
+            self.hold = 1 if params.call_path == "cudagraph" else timed_values.hold_count(
+                self.first_output, max(1, params.trials // params.rounds), self.device
+            )  # fmt: skip
+        self.cand_held = timed_values.Held(self.hold, self.check_held)
+        self.input_storages = timed_values.storages(self.cand_inputs)
         ref_sampler = checks.TimedSampler(self.ref_module.forward, self.per_run)
         sides = [
-            Side("reference", ref_sampler, self.ref_inputs, Feed(self.bank, self.ref_inputs)),
+            self.side("reference", ref_sampler, self.ref_inputs),
             Side("candidate", self.cand_side, self.cand_inputs, self.feed_candidate,
-                 self.verify_timed if self.checker is not None else None),
+                 self.keep_candidate if self.hold else None,
+                 self.cand_held.settle if self.hold else None),
         ]  # fmt: skip
         if self.with_inductor and self.spec.kind != "inductor":
             self.add_inductor(sides)  # compiles: not under the device lock
@@ -153,33 +164,52 @@ class TimingPhase:
                 sides = self.graph_sides(sides)
         return sides
 
+    def side(self, name: str, fn: Any, inputs: list) -> Side:
+        """A baseline side: fresh bank values before each call and, where the candidate's
+        outputs are held until its block ends, its own held alike (the same allocator pattern)."""
+        if not self.hold:
+            return Side(name, fn, inputs, Feed(self.bank, inputs))
+        held = timed_values.Held(self.hold)
+        return Side(name, fn, inputs, Feed(self.bank, inputs), held.keep, held.settle)
+
     def feed_candidate(self) -> None:
         """Before every candidate call: fresh values, and the count of Triton launches from
-        here (``verify_timed`` compares it with the correctness trials')."""
+        here (``check_held`` compares it with the correctness trials')."""
         if self.rt is not None:
             self.launch_mark = self.rt.launched
         self.cand_feed()
 
-    def verify_timed(self, out: Any) -> None:
-        """After every candidate call: its launches through the counted path (Triton's and
+    def keep_candidate(self, out: Any) -> None:
+        """After every candidate call: its outputs held with the bank set it was given and the
+        Triton launches it made, for ``check_held`` at the end of its block; checked at once
+        where they share memory with the inputs (a view, an in-place result), which the next
+        call's fresh values overwrite."""
+        done = self.rt.launched - self.launch_mark if self.rt is not None else None
+        self.cand_held.keep(out, (self.cand_feed.current, done))
+        if timed_values.storages(out) & self.input_storages:  # the next values overwrite it
+            self.cand_held.settle()
+
+    def check_held(self, out: Any, info: tuple[int, int | None]) -> None:
+        """One held candidate call: its launches through the counted path (Triton's and
         ``passnet.passes.launch``'s) against the fewest of a steady correctness trial, and its
         outputs against the reference's on the same set (the level the correctness trials
         reached; a full comparison only where that fails). Fewer launches with right outputs
         is a kernel launched around the counted path, on a stream of its own or with
         bookkeeping skipped, or work skipped."""
+        current, done = info
         rt = self.rt
         if rt is not None:
             rt.phase = "timing"
-            done = rt.launched - self.launch_mark
-            if self.launch_floor is not None and done < self.launch_floor:
+            if self.launch_floor is not None and done is not None and done < self.launch_floor:
                 rt.add("launch-count", f"a timed call launched {done} Triton kernel(s) through "
                        f"the counted launch path where every correctness trial after the first "
                        f"launched at least {self.launch_floor}: a compiled kernel called around "
                        "it, or work skipped")  # fmt: skip
         comparison = self.result.comparison
         level = comparison.tightest_passing_t if comparison is not None else None
-        if level is None or not timed_values.matches(out, self.cand_feed.expected, level):
-            self.judge_timed(out, self.cand_feed.expected)
+        expected = self.bank.expected[current]
+        if level is None or not timed_values.matches(out, expected, level):
+            self.judge_timed(out, expected)
 
     def timed_check(self, args: tuple) -> Any:
         """A checked call at a secret timed position, on the values every call gets: the
@@ -245,7 +275,7 @@ class TimingPhase:
             with torch.no_grad():
                 ind.fn(*ind_inputs)
             sampler = checks.TimedSampler(ind.fn, self.per_run)
-            sides.append(Side("inductor", sampler, ind_inputs, Feed(self.bank, ind_inputs)))
+            sides.append(self.side("inductor", sampler, ind_inputs))
         except Exception as exc:  # noqa: BLE001 - the baseline failing is reported, not fatal
             self.note(f"Inductor baseline failed: {short_error(exc)}")
         if self.rt is not None:

@@ -44,14 +44,18 @@ if TYPE_CHECKING:
 class Side:
     """One callable under measurement with its own inputs. ``before`` runs before each call
     and ``after`` gets each call's outputs, both outside the timed window (harness work: fresh
-    values into ``args``, the check of the outputs). ``last_checked`` on ``fn`` (a
-    ``TimedSampler``) marks a call that was a checked call in disguise."""
+    values into ``args``, holding the outputs); ``settle`` runs after the side's warmup and
+    after each of its blocks of calls in a round (checking the held outputs), so that no heavier
+    harness work than ``before`` and ``after`` sits between two calls of a block.
+    ``last_checked`` on ``fn`` (a ``TimedSampler``) marks a call that was a checked call in
+    disguise."""
 
     name: str
     fn: Callable[..., Any]
     args: Sequence[Any]
     before: Callable[[], None] | None = None
     after: Callable[[Any], None] | None = None
+    settle: Callable[[], None] | None = None
     wall_us: list[float] = field(default_factory=list)
     event_us: list[float] = field(default_factory=list)
     checked: list[bool] = field(default_factory=list)
@@ -107,6 +111,8 @@ def _measure_once(sides: list[Side], device: torch.device, warmup: int, trials: 
             start()
         for _ in range(warmup):
             _call(side)
+        if side.settle is not None:
+            side.settle()
     _sync_fn(device)()
     if witness is not None:
         witness.next_run()
@@ -163,6 +169,8 @@ def _rounds(sides: list[Side], device: torch.device, trials: int, rounds: int, f
                 if after is not None:
                     after(out)
                 del out
+            if side.settle is not None:
+                side.settle()
 
 
 def measure(

@@ -12,9 +12,14 @@ others can skip work on the rest. Both need a tell. Here there is none:
   counter (:func:`write_values` writes through an alias with a counter of its own), so neither
   ``id``, ``data_ptr`` nor ``_version`` says that the values changed; a memo keyed on them
   returns the outputs of other values.
-- After every candidate call, outside the timed window, its outputs are compared with the
-  reference's on the same set (:func:`matches`, at the level the correctness trials reached;
-  a slower full comparison only where that fails).
+- Every candidate call's outputs are compared with the reference's on the same set
+  (:func:`matches`, at the level the correctness trials reached; a slower full comparison
+  only where that fails). Each side holds its calls' outputs (:class:`Held`) until the end
+  of its block of calls, and the candidate's are compared there: comparing after every call
+  put a comparison's host work (kernels, a synchronisation, its Python) between each pair of
+  timed calls, and the next call ran on caches it had cooled, several microseconds slower on a
+  launch-bound call, the reference paying none of it. Outputs held are distinct objects
+  unless the pass hands one back again, which the comparison then sees.
 
 Writing the inputs is harness work before ``t0``, the same for every side: the values come from
 device memory the side's kernels read right after, as they would have on repeated inputs.
@@ -34,6 +39,7 @@ from passnet.integrity.checks import clone_tree
 
 MIN_SETS, MAX_SETS = 2, 8
 BANK_BUDGET = {"cuda": 1 << 30, "cpu": 1 << 28}  # bytes the bank's sets and outputs may take
+HOLD_BUDGET = 1 << 28  # bytes of outputs a side holds until its block of calls ends
 
 
 def _nbytes(obj: Any) -> int:
@@ -49,6 +55,45 @@ def bank_size(inputs: list[Any], outputs: Any, device: torch.device) -> int:
         free, _ = torch.cuda.mem_get_info(device)
         budget = min(budget, free // 8)
     return max(MIN_SETS, min(MAX_SETS, budget // per_set))
+
+
+def storages(obj: Any) -> frozenset[int]:
+    """The storages (by address) of ``obj``'s non-empty tensors."""
+    return frozenset(t.untyped_storage().data_ptr() for t in leaves(obj)
+                     if isinstance(t, torch.Tensor) and t.numel())  # fmt: skip
+
+
+def hold_count(outputs: Any, calls: int, device: torch.device) -> int:
+    """How many calls' outputs a side holds before they are settled: a block's ``calls``
+    where they fit ``HOLD_BUDGET`` (and an eighth of the free device memory), fewer where not,
+    at least one."""
+    budget = HOLD_BUDGET
+    if device.type == "cuda":
+        free, _ = torch.cuda.mem_get_info(device)
+        budget = min(budget, free // 8)
+    return max(1, min(calls, budget // max(1, _nbytes(outputs))))
+
+
+class Held:
+    """One side's timed outputs, held from its call until ``settle`` (the end of its block,
+    or ``capacity`` calls): freeing none inside a block keeps the allocator's pattern the same
+    on every side, and ``check`` (the candidate's) then sees each held call's outputs with
+    what the call was given (``keep``'s ``info``), away from the timed windows."""
+
+    def __init__(self, capacity: int, check: Callable[[Any, Any], None] | None = None) -> None:
+        self.capacity, self.check = max(1, capacity), check
+        self.items: list[tuple[Any, Any]] = []
+
+    def keep(self, out: Any, info: Any = None) -> None:
+        self.items.append((out, info))
+        if len(self.items) >= self.capacity:
+            self.settle()
+
+    def settle(self) -> None:
+        items, self.items = self.items, []
+        if self.check is not None:
+            for out, info in items:
+                self.check(out, info)
 
 
 def _alias(t: torch.Tensor) -> torch.Tensor:
