@@ -482,22 +482,34 @@ def test_dynamos_restart_request_passes_through_the_backend(
 
 
 def test_a_bundled_kernel_pass_traces_with_symbolic_sizes() -> None:
-    """Inductor traces a triton op's body on fake tensors of symbolic sizes (dynamic shapes):
-    the linear-activation pass's plan lookup must take them (H100: ``unhashable type:
-    non-nested SymInt``, and the rule fell back to the opaque op). Its Triton kernels are
-    compiled functions only outside the interpreter, so this runs in a child without it."""
+    """Inductor traces a triton op's body on fake tensors, whose sizes may be symbols: the
+    linear-activation pass's plan lookup must take them (``unhashable type: non-nested
+    SymInt``: the rule fell back to the opaque op on an H100). And registering the op inside a
+    Dynamo backend (a tracing context with a shape environment) must leave that environment
+    alone: the trial trace gave the examples symbols without a source there, and Dynamo's
+    guard building failed on them (H100: IndexError in ``symbol_to_source``). Its Triton
+    kernels are compiled functions only outside the interpreter: a child without it."""
     code = """if True:
         import sys; sys.path.insert(0, "tests")
         from pathlib import Path
         import torch
+        from torch._guards import TracingContext, tracing
+        from torch._subclasses.fake_tensor import FakeTensorMode
         from torch.fx.experimental.proxy_tensor import make_fx
+        from torch.fx.experimental.symbolic_shapes import ShapeEnv
         from helpers.accelerate import triton_op_of
         x, w, b = torch.randn(2, 8, 32), torch.randn(64, 32), torch.randn(64)
-        op = triton_op_of(Path("examples/passes/linear_activation"), "la_symbolic", [x, w, b])
+        dynamo = FakeTensorMode(shape_env=ShapeEnv())
+        with tracing(TracingContext(dynamo)):  # as a backend is called
+            op = triton_op_of(Path("examples/passes/linear_activation"), "la_sym", [x, w, b])
+        env = dynamo.shape_env
+        symbols = getattr(env, "backed_var_to_val", None) or env.var_to_val
+        print("ambient", len(symbols), len(env.guards))
         g = make_fx(lambda *a: op(*a), tracing_mode="symbolic")(x, w, b)
-        print("traced", "la_symbolic" in g.code)
+        print("traced", "la_sym" in g.code)
     """
     env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
                           text=True, timeout=300, check=False)  # fmt: skip
-    assert done.returncode == 0 and "traced True" in done.stdout, done.stderr[-3000:]
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "ambient 0 0" in done.stdout and "traced True" in done.stdout, done.stdout

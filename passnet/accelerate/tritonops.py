@@ -110,13 +110,24 @@ def _concrete(e: Any) -> Any:
     return e
 
 
-def _trial(op: Any, examples: Sequence[Any], label: str) -> None:
-    """Trace the op once on fake tensors of the match's layouts, as Inductor will."""
+def _fake_trace(fn: Callable[..., Any], examples: Sequence[Any]) -> None:
+    """``fn`` traced on fake tensors of the examples' layouts, with a fake mode of its own:
+    inside a Dynamo backend make_fx would take Dynamo's (its tracing context's), give the
+    examples new symbolic sizes with no source, and guards on them break Dynamo's guard
+    building (``symbol_to_source``: IndexError)."""
+    from torch._guards import tracing
+    from torch._subclasses.fake_tensor import unset_fake_temporarily
     from torch.fx.experimental.proxy_tensor import make_fx
 
     inputs = [_concrete(e) for e in examples]
+    with tracing(None), unset_fake_temporarily():
+        make_fx(fn, tracing_mode="fake")(*inputs)
+
+
+def _trial(op: Any, examples: Sequence[Any], label: str) -> None:
+    """Trace the op once on fake tensors of the match's layouts, as Inductor will."""
     try:
-        make_fx(lambda *a: op(*a), tracing_mode="fake")(*inputs)
+        _fake_trace(lambda *a: op(*a), examples)
     except Exception as e:  # noqa: BLE001 - any failure: the opaque op instead
         raise NotTraceable(f"{label}: its body does not trace on fake tensors: "
                            f"{type(e).__name__}: {str(e)[:300]}") from e  # fmt: skip
@@ -129,7 +140,6 @@ def _trial_writes(op: Any, examples: Sequence[Any], label: str, written: Sequenc
     stores into), and each written input must come out with a data mutation, which Inductor
     then makes in the caller's tensor. Where one does not, the opaque op keeps the write."""
     from torch._subclasses.functional_tensor import FunctionalTensor, FunctionalTensorMode
-    from torch.fx.experimental.proxy_tensor import make_fx
 
     kept: list[bool] = []
     mutated = torch._functionalize_has_data_mutation  # type: ignore[attr-defined]
@@ -147,7 +157,7 @@ def _trial_writes(op: Any, examples: Sequence[Any], label: str, written: Sequenc
                 kept.append(bool(mutated(wrapped[i].elem)))
 
     try:
-        make_fx(functional, tracing_mode="fake")(*[_concrete(e) for e in examples])
+        _fake_trace(functional, examples)
     except Exception as e:  # noqa: BLE001 - any failure: the opaque op instead
         raise NotTraceable(f"{label}: its body does not functionalize: "
                            f"{type(e).__name__}: {str(e)[:300]}") from e  # fmt: skip
