@@ -136,12 +136,12 @@ class PlanCache(dict):
         _CACHES[key] = weakref.ref(self, functools.partial(_forget, key))
 
     def __missing__(self, key: tuple) -> Any:
-        plan = self._plan(key)
+        plan = self._compute_plan(key)
         if len(self) < self.limit:
             dict.__setitem__(self, key, plan)
         return plan
 
-    def _plan(self, key: tuple) -> Any:
+    def _compute_plan(self, key: tuple) -> Any:
         """The checked, frozen plan of ``key``, computed now."""
         if type(key) is not tuple:
             raise TypeError(
@@ -174,7 +174,7 @@ class _SymbolicPlanCache(PlanCache):
             try:
                 hash(key)
             except TypeError:
-                return self._plan(key)
+                return self._compute_plan(key)
             raise
 
 
