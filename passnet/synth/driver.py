@@ -248,6 +248,8 @@ def synthesize_tasks(
 
     With more than one worker each task runs in its own fresh process (spawned: CUDA and
     Triton's state never cross tasks), so compiling, tracing and correctness checks overlap;
+    without verification (nothing runs a kernel) the worker processes are reused, as starting
+    one costs far more than writing a task's pass;
     every timed step still holds the device's timing lock (``passnet.evaluation.device_lock``),
     so no two timings share the GPU. ``on_result(index, result)`` is called as each finishes;
     the list comes back in ``jobs``' order. Each task's verification gets its share of the
@@ -269,8 +271,9 @@ def synthesize_tasks(
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
     ctx = multiprocessing.get_context("spawn")
+    per_child = None if kwargs.get("verify") is False else 1
     with ProcessPoolExecutor(
-        min(workers, len(jobs)), mp_context=ctx, max_tasks_per_child=1
+        min(workers, len(jobs)), mp_context=ctx, max_tasks_per_child=per_child
     ) as pool:
         futures = {pool.submit(_synthesize_job, a): i for i, a in enumerate(args)}
         for fut in as_completed(futures):
