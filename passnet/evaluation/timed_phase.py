@@ -147,8 +147,8 @@ class TimingPhase:
             self.hold = 1 if params.call_path == "cudagraph" else timed_values.hold_count(
                 self.first_output, max(1, params.trials // params.rounds), self.device
             )  # fmt: skip
-        self.cand_held = timed_values.Held(self.hold, self.check_held)
-        self.input_storages = timed_values.storages(self.cand_inputs)
+            self.cand_held = timed_values.Held(self.hold, self.check_held)
+            self.input_storages = timed_values.storages(self.cand_inputs)
         ref_sampler = checks.TimedSampler(self.ref_module.forward, self.per_run)
         sides = [
             self.side("reference", ref_sampler, self.ref_inputs),

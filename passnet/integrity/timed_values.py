@@ -36,6 +36,7 @@ import torch
 from passnet.core.tolerance import tolerance
 from passnet.core.trees import leaves
 from passnet.integrity.checks import clone_tree
+from passnet.integrity.runtime import storage_key
 
 MIN_SETS, MAX_SETS = 2, 8
 BANK_BUDGET = {"cuda": 1 << 30, "cpu": 1 << 28}  # bytes the bank's sets and outputs may take
@@ -46,32 +47,32 @@ def _nbytes(obj: Any) -> int:
     return sum(t.numel() * t.element_size() for t in leaves(obj) if isinstance(t, torch.Tensor))
 
 
+def _budget(limit: int, device: torch.device) -> int:
+    """``limit`` bytes, and at most an eighth of the free memory of a GPU."""
+    if device.type == "cuda":
+        free, _ = torch.cuda.mem_get_info(device)
+        return min(limit, free // 8)
+    return limit
+
+
 def bank_size(inputs: list[Any], outputs: Any, device: torch.device) -> int:
     """How many value sets fit the budget: at least two (the scheme needs a different set on
     consecutive calls), at most eight."""
     per_set = max(1, _nbytes(inputs) + _nbytes(outputs))
-    budget = BANK_BUDGET["cuda" if device.type == "cuda" else "cpu"]
-    if device.type == "cuda":
-        free, _ = torch.cuda.mem_get_info(device)
-        budget = min(budget, free // 8)
+    budget = _budget(BANK_BUDGET["cuda" if device.type == "cuda" else "cpu"], device)
     return max(MIN_SETS, min(MAX_SETS, budget // per_set))
 
 
 def storages(obj: Any) -> frozenset[int]:
-    """The storages (by address) of ``obj``'s non-empty tensors."""
-    return frozenset(t.untyped_storage().data_ptr() for t in leaves(obj)
-                     if isinstance(t, torch.Tensor) and t.numel())  # fmt: skip
+    """The storages (by address, ``runtime.storage_key``) of ``obj``'s non-empty tensors."""
+    return frozenset(k for t in leaves(obj) if (k := storage_key(t)) is not None)
 
 
 def hold_count(outputs: Any, calls: int, device: torch.device) -> int:
     """How many calls' outputs a side holds before they are settled: a block's ``calls``
     where they fit ``HOLD_BUDGET`` (and an eighth of the free device memory), fewer where not,
     at least one."""
-    budget = HOLD_BUDGET
-    if device.type == "cuda":
-        free, _ = torch.cuda.mem_get_info(device)
-        budget = min(budget, free // 8)
-    return max(1, min(calls, budget // max(1, _nbytes(outputs))))
+    return max(1, min(calls, _budget(HOLD_BUDGET, device) // max(1, _nbytes(outputs))))
 
 
 class Held:
