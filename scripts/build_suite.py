@@ -151,7 +151,7 @@ def measure_pool(args: argparse.Namespace, pool: list[str]) -> str | None:
 def measures(args: argparse.Namespace, run: str) -> list:
     """Per-task eager and Inductor results of the pool run, as curation measures."""
     from passnet.dataset.catalog import Catalog
-    from passnet.dataset.curation import TaskMeasure
+    from passnet.dataset.curation import TaskMeasure, works
     from passnet.reports.leaderboard import build_leaderboard
     from passnet.runner.store import Store
 
@@ -162,24 +162,13 @@ def measures(args: argparse.Namespace, run: str) -> list:
     with Catalog(Path(args.work)) as cat:
         for task in sorted(inductor.task_sizes):
             variants = cat.rows("SELECT hash, family FROM task_variants WHERE task = ?", (task,))
-            working = all(_works(cat.sample_path(v["hash"]), args.device) for v in variants)
+            working = all(works(cat.sample_path(v["hash"]), args.device) for v in variants)
             out.append(TaskMeasure(
                 task, tuple(v["family"] for v in variants), inductor.task_sizes[task],
                 tuple(inductor.task_speedups.get(task, ())),
                 len(eager.task_speedups.get(task, ())), working,
             ))  # fmt: skip
     return out
-
-
-def _works(path: Path, device: str) -> bool:
-    """Whether the sample computes something eagerly; one that cannot run is not eligible."""
-    from passnet.dataset.curation import eager_work
-
-    try:
-        return eager_work(path, device) > 0
-    except Exception as e:  # noqa: BLE001 - a broken sample is a reason, said, not a crash
-        print(f"  {path.name}: cannot run eagerly on {device}: {type(e).__name__}: {e}")
-        return False
 
 
 def choose_and_export(args: argparse.Namespace, run: str, t0: float) -> None:

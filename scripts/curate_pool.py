@@ -97,7 +97,7 @@ def pool_run(store: Path, names: set[str], run: str | None) -> str:
 def measures(pool: Path, tasks: list[dict], store: Path, run: str, device: str) -> list:
     """Per-task eager and Inductor results of ``run``, as curation measures; a task whose
     variants do not all compute something eagerly is measured but not eligible."""
-    from passnet.dataset.curation import TaskMeasure, eager_work
+    from passnet.dataset.curation import TaskMeasure, works
     from passnet.reports.leaderboard import build_leaderboard
     from passnet.runner.store import Store
 
@@ -112,15 +112,8 @@ def measures(pool: Path, tasks: list[dict], store: Path, run: str, device: str) 
         if name not in inductor.task_sizes:
             continue  # not measured (yet): the measurement is resumable
         families = tuple(t["families"])  # suite.json keeps a task's families, not a variant's
-        working = True
-        for graph in sorted((pool / name / "graphs").glob("*/*")):
-            try:
-                working = working and eager_work(graph, device) > 0
-            except Exception as exc:  # noqa: BLE001 - a broken sample is a reason, said
-                print(f"  {name}/{graph.name}: cannot run eagerly: {type(exc).__name__}: {exc}")
-                working = False
-            if not working:
-                break
+        graphs = sorted((pool / name / "graphs").glob("*/*"))
+        working = all(works(graph, device) for graph in graphs)
         out.append(TaskMeasure(name, families, inductor.task_sizes[name],
                                tuple(inductor.task_speedups.get(name, ())),
                                len(eager.task_speedups.get(name, ())), working))  # fmt: skip

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -122,3 +122,13 @@ def eager_work(path: Path | str, device: str = "cpu") -> int:
     sample = load_sample(path)
     module = load_module(sample, device)
     return eager_launches(module, list(materialize(sample, device=device)))
+
+
+def works(path: Path | str, device: str = "cpu", say: Callable[[str], None] = print) -> bool:
+    """Whether the sample computes something eagerly (``eager_work``); one that cannot run is
+    not eligible either, and ``say`` is told why (a broken sample is a reason, not a crash)."""
+    try:
+        return eager_work(path, device) > 0
+    except Exception as e:  # noqa: BLE001 - any failure of the sample
+        say(f"  {Path(path).name}: cannot run eagerly on {device}: {type(e).__name__}: {e}")
+        return False
