@@ -37,6 +37,7 @@ _OPEN = struct.Struct("<cHHHI")  # b"S", measurement, run, side, call
 _CLOSE = struct.Struct("<cHHHIqdB")  # b"E", ids, claimed wall ns, event us (-1: none), checked
 SLACK_NS = 2_000  # a sample may exceed its window by clock rounding, no more
 GAP_SLACK_US, GAP_SLACK_SHARE = 3.0, 0.05  # candidate gap beyond the reference's: noise
+GAP_FORGED_US, GAP_FORGED_SHARE = 20.0, 0.5  # beyond this: samples cut, not noise
 
 
 def pair() -> tuple[socket.socket, socket.socket]:
@@ -144,6 +145,16 @@ class Measured:
     info: dict[str, Any]
     runs: list[dict[str, SideRun]] = field(default_factory=list)
     windows: list[dict[str, list[float]]] = field(default_factory=list)  # us, as runs
+    regap: list[tuple[int, str, float, str]] = field(default_factory=list)  # see ``_gaps``
+
+    def timed_from_windows(self) -> None:
+        """Every run side ``_gaps`` found noisy timed from its windows (less the base gap)."""
+        for r, name, base, _ in self.regap:
+            side, windows = self.runs[r][name], self.windows[r][name]
+            side.wall_us = [w - base for w in windows]
+            if side.event_us:
+                side.event_us = [min(e, w) for e, w in zip(side.event_us, side.wall_us,
+                                                            strict=True)]  # fmt: skip
 
 
 def audit(messages: list[tuple[int, bytes]], gaps: bool = True
@@ -189,7 +200,8 @@ def audit(messages: list[tuple[int, bytes]], gaps: bool = True
     if pending is not None:
         problems.append("a timed window never closed")
     for m in out.values() if gaps else ():
-        problems += _gaps(m)
+        forged, m.regap = _gaps(m)
+        problems += forged
     return out, problems
 
 
@@ -214,30 +226,43 @@ def _record(m: Measured, run: int, side: int, call: int, window_ns: int, wall_ns
                         f"{window_ns / 1e3:.1f} us")  # fmt: skip
 
 
-def _gaps(m: Measured) -> list[str]:
+def _gaps(m: Measured) -> tuple[list[str], list[tuple[int, str, float, str]]]:
     """Per run: the smallest window-minus-sample of every side against the reference's. The
     part of a window outside its sample is two system calls, the same code for every side; a
     descheduled worker stretches some windows, never all, so the smallest gap is the clean one,
-    and a sample shortened by a factor shortens every call's."""
-    problems = []
+    and a sample shortened by a factor shortens every call's.
+
+    Returns (forged, regap). A side whose gap exceeds the reference's by more than noise
+    (``GAP_SLACK_*``) is timed from its witnessed windows instead of its samples (each window
+    less the reference's gap): a loaded host makes the system call after some candidates'
+    calls several microseconds slower, and cutting samples then gains nothing. Beyond
+    ``GAP_FORGED_*`` (half the window: samples cut by a factor) the run is forged."""
+    forged: list[str] = []
+    regap: list[tuple[int, str, float, str]] = []
     for r, (run, windows) in enumerate(zip(m.runs, m.windows, strict=True)):
         gaps = {name: min(w - s for w, s in zip(windows[name], run[name].wall_us, strict=True))
                 for name in m.sides if len(run[name].wall_us) >= 3}  # fmt: skip
         base = max(0.0, gaps.get("reference", min(gaps.values(), default=0.0)))
         for name, gap in gaps.items():
-            limit = max(GAP_SLACK_US, GAP_SLACK_SHARE * min(windows[name]))
-            if gap - base > limit:
-                problems.append(f"{m.label} {name} run {r}: every sample at least {gap:.1f} us "
-                                f"shorter than its witnessed window (the reference's: "
-                                f"{base:.1f} us)")  # fmt: skip
-    return problems
+            shortest = min(windows[name])
+            excess = gap - base
+            if excess > max(GAP_FORGED_US, GAP_FORGED_SHARE * shortest):
+                forged.append(f"{m.label} {name} run {r}: every sample at least {gap:.1f} us "
+                              f"shorter than its witnessed window (the reference's: "
+                              f"{base:.1f} us)")  # fmt: skip
+            elif excess > max(GAP_SLACK_US, GAP_SLACK_SHARE * shortest):
+                regap.append((r, name, base, f"{m.label} {name} run {r}: {excess:.1f} us more "
+                              "of every window outside its samples than the reference's"))  # fmt: skip
+    return forged, regap
 
 
 def settle(result: VariantResult, messages: list[tuple[int, bytes]], *,
            meaningful: bool) -> VariantResult:  # fmt: skip
     """A pass worker's result with its timing fields recomputed from the witnessed samples,
     or rejected (``timing-forged``) where the samples do not hold against their windows, the
-    worker's own fields disagree with them, or a timed result was not witnessed at all.
+    worker's own fields disagree with them, or a timed result was not witnessed at all. A side
+    whose windows leave out more than the reference's beyond noise is timed from its windows
+    (the non-fatal ``timing-gap``; ``_gaps``).
     ``meaningful``: whether this worker's times can mean anything (not Triton's interpreter)."""
     measured, problems = audit(messages, gaps=meaningful)
     if result.candidate is None:  # not timed (failed before or during timing)
@@ -253,6 +278,14 @@ def settle(result: VariantResult, messages: list[tuple[int, bytes]], *,
                     mine is not None and abs(mine - theirs) > 1e-9 * abs(mine)):  # fmt: skip
                 problems.append(f"the worker reported {key} {theirs}, its witnessed samples "
                                 f"give {mine}")  # fmt: skip
+        regap = [why for m in measured.values() for *_, why in m.regap]
+        if regap and not problems:
+            for m in measured.values():
+                m.timed_from_windows()
+            update = _recomputed(measured)
+            note = Finding(check="timing-gap", fatal=False, phase="timing", detail=(
+                "timed from the witnessed windows: " + "; ".join(regap[:3])))  # fmt: skip
+            update["integrity"] = [*result.integrity, note]
     if not meaningful:
         if result.timing_meaningful:
             problems.append("timing_meaningful claimed for interpreted kernels")
