@@ -311,3 +311,26 @@ def test_a_row_longer_than_a_tile_is_refused_at_synthesis() -> None:
     assert isinstance(reason, str) and "rows longer than 32768 elements (36000)" in reason
     assert isinstance(select(trace_graph(GroupNormSilu(4), [x, torch.randn(4), torch.randn(4)])),
                       Group)  # per channel: rows of 9000  # fmt: skip
+
+
+class MovedAdd(torch.nn.Module):
+    """A graph's ``.to`` in every form it takes: to the device it runs on (eager returns the
+    operand), with a dtype beside the device, and to another tensor's dtype."""
+
+    def forward(self, x: torch.Tensor, r: torch.Tensor) -> torch.Tensor:
+        h = x.to(torch.device("cpu")) + r.to(dtype=torch.float32, device=torch.device("cpu"))
+        return torch.relu(h).to(x) * 2.0
+
+
+@pytest.mark.skipif(not INTERPRETED, reason="runs Triton kernels in process: TRITON_INTERPRET=1")
+def test_to_a_device_or_another_tensor_fuses_as_eager_computes(tmp_path: Path) -> None:
+    g = torch.Generator().manual_seed(0)
+    args = [torch.randn(4, 33, generator=g).to(torch.bfloat16) for _ in range(2)]
+    ops, out, want = _fused(tmp_path, MovedAdd(), args)
+    assert ops == ["cast", "cast", "add", "relu", "cast", "mul", "->", "1"]
+    assert out.dtype == want.dtype == torch.bfloat16
+    cmp = compare_outputs([out], [want])
+    assert cmp.tightest_passing_t is not None and cmp.tightest_passing_t <= STRICT_T, cmp
+    node = next(n for n in trace_graph(MovedAdd(), args).gm.graph.nodes if n.target == "to")
+    copy = node.graph.call_method("to", (node.args[0], torch.float32), {"copy": True})
+    assert classify(copy, lambda n: 2) == "to() with a copy or a memory format"

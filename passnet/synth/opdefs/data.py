@@ -23,9 +23,10 @@ _CASTS = {"Tensor.float": torch.float32, "Tensor.half": torch.float16,
 
 @register
 class Cast(OpDef):
-    """A dtype change (``.float()``, ``.to(dtype)``, ``type_as``): rounded to the new dtype; to
+    """A dtype change (``.float()``, ``.to(dtype)``, ``type_as``, ``.to(other)``): rounded to the new dtype; to
     bool a flag (1.0 / 0.0); to int64/int32 an integer result (truncated toward zero, as
-    eager converts: ``passnet.synth.indices``)."""
+    eager converts: ``passnet.synth.indices``). ``.to(device)`` alone returns the operand
+    itself (a view here)."""
 
     name, targets = "cast", (*_CASTS, "Tensor.type_as", "Tensor.to")
 
@@ -39,22 +40,28 @@ class Cast(OpDef):
             if b is None or not isinstance(b["other"], Node):
                 return "type_as without a tensor"
             return self.op([b["input"]], {"like": b["other"]})
-        b = bind(node, ["input", "dtype", "non_blocking", "copy"],
-                 {"non_blocking": False, "copy": False})  # fmt: skip
-        if b is None or not isinstance(b["dtype"], torch.dtype) or b["copy"]:
-            return "to() with a device or tensor argument"
-        return self.op([b["input"]], {"dtype": b["dtype"]})
+        return _bind_to(self, node)
 
     def dtype(self, shapes: Shapes, node: Node, op: Op, actual: tuple[torch.dtype, ...]) -> DType:
         if "dtype" in op.attrs:
             return DType(op.attrs["dtype"], None, actual)
+        if "like" not in op.attrs:  # a move to the device it is on: the operand's dtype
+            return super().dtype(shapes, node, op, actual)
         like = shapes.dtypes[op.attrs["like"]]
         return DType(like.literal, like.index, actual)
 
     def lower(self, b: Builder, node: Node, op: Op, m: Map) -> Expr:
+        if self.view(op):
+            return b.value(op.args[0], m)
         if self.flag(op):
             return b.let(where(cmp("!=", b.value(op.args[0], m), 0.0), 1.0, 0.0))
         return b.round(b.value(op.args[0], m), node)
+
+    def source(self, b: Builder, node: Node, op: Op, m: Map) -> tuple[Node, Map] | None:
+        return (op.args[0], m) if self.view(op) else None
+
+    def view(self, op: Op) -> bool:
+        return not op.attrs  # ``.to(device)``: eager returns the operand itself
 
     def int_lower(self, b: Builder, node: Node, op: Op, m: Map) -> Expr:
         x = op.args[0]
@@ -70,6 +77,30 @@ class Cast(OpDef):
 
     def flag(self, op: Op) -> bool:
         return op.attrs.get("dtype") is torch.bool
+
+
+def _bind_to(cast: Cast, node: Node) -> Op | str:
+    """``Tensor.to`` in its three forms: ``to(dtype)``, ``to(device, dtype)`` (the device the
+    graph runs on: the loader maps a sample's device literals to it) and ``to(other)``;
+    ``copy=True`` and a memory format are refused."""
+    rest, kwargs = list(node.args[1:]), dict(node.kwargs)
+    device, dtype, like = kwargs.pop("device", None), kwargs.pop("dtype", None), None
+    if rest and isinstance(rest[0], (torch.device, str)):
+        device = rest.pop(0)
+    if rest and isinstance(rest[0], torch.dtype):
+        dtype = rest.pop(0)
+    elif rest and isinstance(rest[0], Node) and device is None and dtype is None:
+        like = rest.pop(0)
+    flags = dict(zip(["non_blocking", "copy"], rest, strict=False)) | kwargs
+    if len(rest) > 2 or set(flags) - {"non_blocking", "copy", "memory_format"}:
+        return "to() with unexpected arguments"
+    if flags.get("copy") or flags.get("memory_format") not in (None, torch.preserve_format):
+        return "to() with a copy or a memory format"
+    if dtype is not None and not isinstance(dtype, torch.dtype):
+        return "to() with an unexpected dtype"
+    if like is not None:
+        return cast.op([node.args[0]], {"like": like})
+    return cast.op([node.args[0]], {"dtype": dtype} if dtype is not None else {})
 
 
 @register
