@@ -114,6 +114,9 @@ def test_a_plan_is_frozen_and_the_cache_is_written_only_by_its_misses() -> None:
     for identity in (id(x), x.data_ptr(), hash(x), float(id(x))):
         with pytest.raises(TypeError, match="as large as an address or an id"):
             plan[identity,]
+    fills = plan_cache(lambda v: (v,))  # a masked fill's value: a dtype's limit, an infinity
+    for fill in (torch.finfo(torch.bfloat16).min, float("-inf"), torch.finfo(torch.float32).max):
+        assert fills[fill,] == (fill,)
 
 
 def test_a_plan_of_symbolic_sizes_is_computed_uncached_while_a_triton_op_is_traced() -> None:

@@ -48,16 +48,18 @@ __all__ = ["PlanCache", "PlanWriteError", "plan_cache", "symbolic_plans"]
 _LEAVES = (bool, int, float, str, type(None), torch.dtype, torch.device)
 _SYMBOLS = (torch.SymInt, torch.SymFloat, torch.SymBool)  # sizes of a symbolic trace
 _KEY_INT_LIMIT = 1 << 40  # sizes and strides fit; addresses and ids do not
+_ADDRESS_END = 1 << 64  # beyond: a dtype's limit or an infinity (a mask's fill value)
 
 
 def _check(value: Any, what: str) -> None:
     """Raise TypeError unless ``value`` is built of numbers, strings, dtypes and devices (and,
-    in a signature, no integer as large as an address or an object id)."""
+    in a signature, no number in the range of addresses and object ids: ``finfo(bfloat16).min``
+    and infinities, a masked fill's values, are beyond it)."""
     if isinstance(value, _SYMBOLS):  # only in a traced plan (``symbolic_plans``): a size
         return
     if isinstance(value, _LEAVES):
         if (what == "signature" and isinstance(value, (int, float)) and not isinstance(value, bool)
-                and abs(value) >= _KEY_INT_LIMIT):  # fmt: skip
+                and _KEY_INT_LIMIT <= abs(value) < _ADDRESS_END):  # fmt: skip
             raise TypeError(f"a launch plan's signature holds the number {value}: as large "
                             "as an address or an id, which a plan must not be keyed on")  # fmt: skip
         return
