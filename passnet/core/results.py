@@ -144,7 +144,8 @@ class VariantResult(BaseModel):
         default_factory=dict,
         description="where worker_seconds went: setup, build, first_call (a compiler "
         "compiles here), correctness, ghost, timing_prep, wait (for the device's timing lock, "
-        "held by another worker's timing), timing (the lock held), recheck; failed (last phase "
+        "held by another worker's timing), timing (the lock held; timing_checks and timing_settle "
+        "its checked calls and the held outputs' comparison), recheck; failed (last phase "
         "to the failure)",
     )
     triton: dict[str, float] = Field(
