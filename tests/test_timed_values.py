@@ -27,14 +27,14 @@ def test_a_feed_never_repeats_the_previous_set_and_tracks_the_expected_outputs()
     assert len(bank) == 3 and len(set(seeds)) == 3  # secret seeds, one per set
     x = torch.zeros(4)
     feed = Feed(bank, [x])
-    picks = []
-    for _ in range(60):
+    picks, version = [], x._version
+    for _ in range(1200):  # past a few refills of the steps drawn ahead
         feed()
         picks.append(feed.current)
         assert torch.equal(x, bank.values[feed.current][0])
         assert torch.equal(feed.expected, x * 2)
     assert all(a != b for a, b in zip(picks, picks[1:], strict=False))
-    assert set(picks) == {0, 1, 2}
+    assert all(300 < picks.count(k) < 500 for k in range(3)) and x._version == version
 
 
 def test_matches_is_the_level_check_with_the_structure_intact() -> None:

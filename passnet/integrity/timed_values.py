@@ -41,6 +41,7 @@ from passnet.integrity.runtime import storage_key
 MIN_SETS, MAX_SETS = 2, 8
 BANK_BUDGET = {"cuda": 1 << 30, "cpu": 1 << 28}  # bytes the bank's sets and outputs may take
 HOLD_BUDGET = 1 << 28  # bytes of outputs a side holds until its block of calls ends
+STEPS_AHEAD = 512  # random bytes read at once for a Feed's steps
 
 
 def _nbytes(obj: Any) -> int:
@@ -133,20 +134,33 @@ class ValueBank:
 
 
 class Feed:
-    """One timed side's inputs: each call, a bank set other than the previous call's."""
+    """One timed side's inputs: each call, a bank set other than the previous call's, by a
+    secret random step. The steps are drawn ahead, a few hundred from one read of the
+    system's random source: a draw per call put a system call (and its Python) between two
+    timed calls, and the next call ran on the host caches it had cooled."""
 
     def __init__(self, bank: ValueBank, inputs: list[Any]) -> None:
         self.bank, self.inputs = bank, inputs
         self.through = aliases(inputs)  # the inputs' own storage, written every call
-        self.current = -1
-        self._rng = secrets.SystemRandom()
+        self.current = -1  # the set the last call got (none yet)
+        self._at = secrets.randbelow(len(bank))  # the first call's set is a step from here
+        self._steps: list[int] = []
+
+    def _step(self) -> int:
+        """A uniform step in 1 .. len(bank) - 1 (never back to the same set)."""
+        while not self._steps:
+            span = len(self.bank) - 1
+            limit = 256 - 256 % span  # rejection sampling: no modulo bias
+            self._steps = [1 + b % span for b in secrets.token_bytes(STEPS_AHEAD) if b < limit]
+        return self._steps.pop()
 
     def __call__(self) -> None:
-        """Before a call: the next set into the side's inputs (``current`` names it)."""
-        n = len(self.bank)
-        step = self._rng.randrange(1, n) if self.current >= 0 else self._rng.randrange(n)
-        self.current = (self.current + step) % n if self.current >= 0 else step
-        write_values(self.inputs, self.bank.values[self.current], self.through)
+        """Before a call: the next set into the side's inputs (``current`` names it), written
+        through aliases (the timing loop runs under ``no_grad``)."""
+        self.current = self._at = (self._at + self._step()) % len(self.bank)
+        for alias, value in zip(self.through, self.bank.values[self.current], strict=True):
+            if alias is not None:
+                alias.copy_(value)
 
     @property
     def expected(self) -> Any:
