@@ -234,8 +234,14 @@ class CandidateChecker:
         self.judge(out, inputs, mutated, ref, ref_inputs, changed(pristine, ref_inputs))
         return Trial(out, ref, compare_outputs(out, ref))
 
-    def ghost(self, inputs: list[Any], normal: Any) -> None:
-        """Replay with every Triton launch a no-op: the outputs must change."""
+    def ghost(self, inputs: list[Any], normal: Any,
+              written: Callable[[], list[Any]] | None = None) -> None:  # fmt: skip
+        """Replay with every Triton launch a no-op: the outputs must change, or what the
+        replay leaves in its inputs (a kernel's result the graph writes into an input with
+        ``setitem``, returning other values; on some inputs the write changes nothing, so
+        whether the graph writes is not known ahead). ``written`` makes the inputs as a right
+        call leaves them, after the replay (whose fresh outputs could otherwise land in the
+        memory that call just freed, holding the right values)."""
         rt = self.rt
         replay = clone_tree(inputs)
         with rt.call_scope(ghost=True):
@@ -265,7 +271,11 @@ class CandidateChecker:
                     fatal=False,
                 )
             return
-        if all(same(a, b) for a, b in zip(leaves(out), leaves(normal), strict=False)):
+        unchanged = all(same(a, b) for a, b in zip(leaves(out), leaves(normal), strict=False))
+        if unchanged and written is not None:
+            unchanged = all(same(a, b) for a, b in zip(leaves(replay), leaves(written()),
+                                                        strict=False))  # fmt: skip
+        if unchanged:
             rt.add("ghost-kernel", f"outputs unchanged with all {launches} Triton launch(es) "
                    "turned into no-ops: the kernels do not produce the result")  # fmt: skip
 
