@@ -620,3 +620,27 @@ def test_the_alias_paths_stride_test_is_is_contiguous() -> None:
             expr = source(_dense(0, perm))
             got = eval(expr, {"s0": tuple(x.shape), "st0": x.stride()})  # noqa: S307 - our own source
             assert got == x.permute(*perm).is_contiguous(), (shape, layout, perm, expr)
+
+
+@pytest.mark.skipif(not INTERPRETED, reason="runs Triton kernels in process: TRITON_INTERPRET=1")
+def test_a_result_the_graph_writes_into_its_input_passes_the_ghost_check(tmp_path: Path) -> None:
+    """BLOOM's causal mask (a GraphNet pool task): ``masked_fill`` of a slice of an input,
+    written back into that input with ``setitem``, while the graph returns other values. The
+    kernel's result shows only in the input the graph writes; the ghost replay, which compared
+    the returned values alone, found them unchanged without the kernel and rejected the pass."""
+    from helpers.integrity import graph_variant
+
+    body = """
+add = a + b
+eq = add > 0
+v = c[:, :, :18]
+m = v.masked_fill(eq, -65504.0)
+c[:, :, :18] = m
+return (x * 2.0,)
+"""
+    v = graph_variant(tmp_path / "g", body, {"a": [2, 8, 18], "b": [2, 8, 18], "c": [2, 8, 24],
+                                             "x": [2, 8]})  # fmt: skip
+    task = write_task(tmp_path / "task", [v.path], name="mask_write").path
+    r = synthesize_task(task, tmp_path / "out", parameters=FAST, keep="correct")
+    assert r.status == "written", r.reason
+    assert r.verification is not None and r.verification["task_correct"], r.verification
