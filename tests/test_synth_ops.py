@@ -334,3 +334,35 @@ def test_to_a_device_or_another_tensor_fuses_as_eager_computes(tmp_path: Path) -
     node = next(n for n in trace_graph(MovedAdd(), args).gm.graph.nodes if n.target == "to")
     copy = node.graph.call_method("to", (node.args[0], torch.float32), {"copy": True})
     assert classify(copy, lambda n: 2) == "to() with a copy or a memory format"
+
+
+class PaddingMask(torch.nn.Module):
+    """RoBERTa's padding mask and an extended attention mask, as the corpus writes them: an
+    int64 id compared with the padding id, cast to int32; a bool mask negated and combined."""
+
+    def forward(self, ids: torch.Tensor, keep: torch.Tensor, x: torch.Tensor) -> tuple:
+        pad = ids.ne(1).int()
+        drop = torch.logical_and(~keep, ids.eq(0))
+        return pad, x.masked_fill(drop, -1e4) * 0.5
+
+
+@pytest.mark.skipif(not INTERPRETED, reason="runs Triton kernels in process: TRITON_INTERPRET=1")
+def test_comparisons_and_boolean_logic_are_exact_on_integer_ids(tmp_path: Path) -> None:
+    """Ids beyond 2**24 (where float32 rounds: 2**24 + 1 would compare equal to 2**24) are
+    compared as stored; the bool results stay flags inside the kernel."""
+    g = torch.Generator().manual_seed(0)
+    ids = torch.randint(0, 3, (2, 40), generator=g)
+    ids[0, :4] = torch.tensor([2**24 + 1, 2**24, 1, 0])
+    keep = torch.rand(2, 40, generator=g) > 0.5
+    x = torch.randn(2, 40, generator=g)
+    ops, out, want = _fused(tmp_path, PaddingMask(), [ids, keep, x])
+    assert ops == ["ne", "cast", "not", "eq", "and", "masked_fill", "mul", "->", "2"], ops
+    assert out[0].dtype == torch.int32 and torch.equal(out[0], want[0])
+    assert torch.equal(out[1], want[1])
+    bits = select(trace_graph(BitwiseNot(), [ids, x]))  # ~ on integers flips bits: eager's
+    assert isinstance(bits, Group) and [n.name for n in bits.inputs] == ["invert", "x"]
+
+
+class BitwiseNot(torch.nn.Module):
+    def forward(self, ids: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+        return (~ids).float() * x + 1.0

@@ -19,7 +19,9 @@ from passnet.synth.ops import canonical_name
 
 _INFIX = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/",
           operator.floordiv: "//", operator.pow: "**", operator.mod: "%",
-          operator.matmul: "@"}  # fmt: skip
+          operator.matmul: "@", operator.and_: "&", operator.or_: "|", operator.xor: "^",
+          operator.eq: "==", operator.ne: "!=", operator.lt: "<", operator.le: "<=",
+          operator.gt: ">", operator.ge: ">="}  # fmt: skip
 
 
 def literal(value: Any) -> str:
@@ -66,8 +68,8 @@ def call_source(node: Node, names: dict[Node, str]) -> str:
     target = node.target
     if node.op == "call_function" and target in _INFIX and len(args) == 2 and not kwargs:
         return f"{args[0]} {_INFIX[target]} {args[1]}"
-    if node.op == "call_function" and target is operator.neg and len(args) == 1:
-        return f"-{args[0]}"
+    if node.op == "call_function" and target in (operator.neg, operator.invert) and len(args) == 1:
+        return f"{'-' if target is operator.neg else '~'}{args[0]}"
     if node.op == "call_function" and target is operator.getitem and len(args) == 2:
         return f"{args[0]}[{args[1]}]"
     if node.op == "call_method":

@@ -256,6 +256,9 @@ def promote(
             continue
         if other.vals == first.vals:
             shapes.guard(cmp("==", first.python(), other.python()))
+        elif set(other.vals) == {torch.bool}:  # a bool (a flag) loses to every other dtype
+            if other.literal is None:
+                shapes.guard(cmp("==", other.python(), Const("torch.bool")))
         elif first.literal is not torch.float32:  # float32 wins over every float dtype
             shapes.guard(cmp("==", Call("torch.promote_types", (other.python(), first.python())),
                              first.python()))  # fmt: skip

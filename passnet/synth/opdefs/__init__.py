@@ -2,12 +2,13 @@
 
 Importing this package registers them: pointwise arithmetic and activations, casts, copies,
 fills, concatenation and lookups, views, normalisations and softmax, mean/sum reductions,
-linear, and the window ops (max pooling, bilinear resizing).
+linear, the window ops (max pooling, bilinear resizing), comparisons and boolean logic.
 """
 
 from passnet.synth.opdefs import (  # noqa: F401 - imported for their registrations
     data,
     linear,
+    logic,
     norms,
     pointwise,
     reductions,

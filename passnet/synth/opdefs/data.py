@@ -18,7 +18,8 @@ if TYPE_CHECKING:
     from passnet.synth.lower import Builder, Map
 
 _CASTS = {"Tensor.float": torch.float32, "Tensor.half": torch.float16,
-          "Tensor.bfloat16": torch.bfloat16}  # fmt: skip
+          "Tensor.bfloat16": torch.bfloat16, "Tensor.int": torch.int32,
+          "Tensor.long": torch.int64, "Tensor.bool": torch.bool}  # fmt: skip
 
 
 @register
@@ -65,7 +66,8 @@ class Cast(OpDef):
 
     def int_lower(self, b: Builder, node: Node, op: Op, m: Map) -> Expr:
         x = op.args[0]
-        exact = set(b.shapes.dtypes[x].vals) <= set(INTEGERS)  # an integer operand
+        vals = b.shapes.dtypes[x].vals
+        exact = set(vals) <= set(INTEGERS) and torch.bool not in vals  # (a bool: a flag)
         got = b.indices(x, m) if exact else b.value(x, m)
         return b.let(got.to(b.shapes.dtypes[node].triton()))
 
