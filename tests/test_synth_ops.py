@@ -366,3 +366,25 @@ def test_comparisons_and_boolean_logic_are_exact_on_integer_ids(tmp_path: Path) 
 class BitwiseNot(torch.nn.Module):
     def forward(self, ids: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
         return (~ids).float() * x + 1.0
+
+
+@pytest.mark.skipif(not INTERPRETED, reason="runs Triton kernels in process: TRITON_INTERPRET=1")
+def test_constants_the_graph_makes_are_fills_of_the_kernel(tmp_path: Path) -> None:
+    g = torch.Generator().manual_seed(0)
+    args = [torch.randn(4, 24, generator=g) * 1e6]
+    ops, out, want = _fused(tmp_path, ReluFilled(), args)
+    assert {"full", "ones", "zeros", "relu"} <= set(ops) and ops[-2:] == ["->", "1"], ops
+    assert torch.equal(out, want)
+    node = next(n for n in trace_graph(ReluFilled(), args).gm.graph.nodes if n.target is torch.ones)
+    ints = node.graph.call_function(torch.ones, ((3,),), {"dtype": torch.int64})
+    assert classify(ints, lambda n: 1) == "ones of dtype torch.int64"
+
+
+class ReluFilled(torch.nn.Module):
+    """Constants a graph makes itself (torch.full / ones / zeros of literal sizes) around its
+    input's ops: DETR's query mask fill, a bias of ones."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        fill = torch.full((4, 24), -1000000.0, device=torch.device("cpu"))
+        ones = torch.ones((24,), dtype=torch.float32, device=torch.device("cpu"))
+        return torch.relu(x + fill) * 0.5 + ones + torch.zeros(4, 24)

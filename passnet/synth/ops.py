@@ -51,6 +51,6 @@ def classify(node: Node, rank_of: Any) -> Op | str:
     )
     if rank_of(node) < 0 or any(rank_of(a) < 0 for a in tensors):
         return f"{short} on a non-tensor value"
-    if not isinstance(op.args[0], Node) and not op.defn.constant_operands:
+    if op.args and not isinstance(op.args[0], Node) and not op.defn.constant_operands:
         return f"{short} of a constant"
     return op

@@ -157,17 +157,23 @@ class Copy(OpDef):
 
 
 _FILLS = {"Tensor.new_zeros": 0.0, "Tensor.new_ones": 1.0, "Tensor.new_full": None}
+_MADE = {"torch.zeros": 0.0, "torch.ones": 1.0, "torch.full": None}
+_MADE_KWARGS = {"dtype", "device", "layout", "requires_grad", "pin_memory"}
 
 
 @register
 class Fill(OpDef):
     """``x.new_zeros(sizes)``, ``new_ones``, ``new_full(sizes, v)``: a constant over literal
-    sizes in ``x``'s dtype and device (``x`` is read for those only)."""
+    sizes in ``x``'s dtype and device (``x`` is read for those only); ``torch.zeros``,
+    ``ones`` and ``full`` of literal sizes in a float dtype (the default one if none is given)
+    on the graph's device."""
 
-    name, targets = "fill", tuple(_FILLS)
+    name, targets = "fill", (*_FILLS, *_MADE)
 
     def bind(self, key: str, node: Node, rank: int) -> Op | str | None:
         name = key.rsplit(".", 1)[-1]
+        if key in _MADE:
+            return self._bind_made(key, name, node)
         value = _FILLS[key]
         if value is None:  # new_full(size, fill_value)
             b = bind(node, ["input", "size", "fill_value"], {})
@@ -182,8 +188,34 @@ class Fill(OpDef):
             return f"{name} to a computed size or with a dtype or device"
         return self.op([node.args[0]], {"sizes": sizes, "value": value}, name=name)
 
+    def _bind_made(self, key: str, name: str, node: Node) -> Op | str:
+        args, kwargs = list(node.args), dict(node.kwargs)
+        value = _MADE[key]
+        if value is None:  # full(size, fill_value)
+            if len(args) != 2 or not scalar(args[1]):
+                return f"{name} with a tensor or missing fill value"
+            value, args = float(args[1]), args[:1]
+        sizes = args[0] if len(args) == 1 and isinstance(args[0], (tuple, list)) else args
+        dtype = kwargs.get("dtype") or torch.get_default_dtype()
+        if (
+            set(kwargs) - _MADE_KWARGS
+            or kwargs.get("requires_grad")
+            or kwargs.get("layout") not in (None, torch.strided)
+        ):
+            return f"{name} with unexpected arguments"
+        if dtype not in FLOATS:
+            return f"{name} of dtype {dtype}"
+        if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in sizes):
+            return f"{name} to a computed size"
+        return self.op([], {"sizes": list(sizes), "value": value, "dtype": dtype}, name=name)
+
     def shape(self, shapes: Shapes, node: Node, op: Op) -> list[Dim]:
         return [lit(v, shapes.n) for v in op.attrs["sizes"]]
+
+    def dtype(self, shapes: Shapes, node: Node, op: Op, actual: tuple[torch.dtype, ...]) -> DType:
+        if "dtype" in op.attrs:
+            return DType(op.attrs["dtype"], None, actual)
+        return super().dtype(shapes, node, op, actual)
 
     def lower(self, b: Builder, node: Node, op: Op, m: Map) -> Expr:
         v = Const(float_text(op.attrs["value"]))  # a block of it, in the phase's mask shape
