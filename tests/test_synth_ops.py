@@ -388,3 +388,33 @@ class ReluFilled(torch.nn.Module):
         fill = torch.full((4, 24), -1000000.0, device=torch.device("cpu"))
         ones = torch.ones((24,), dtype=torch.float32, device=torch.device("cpu"))
         return torch.relu(x + fill) * 0.5 + ones + torch.zeros(4, 24)
+
+
+class PositionIds(torch.nn.Module):
+    """OPT's learned positions: ``arange`` offset by 2 and looked up, added to the input."""
+
+    def forward(self, weight: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+        pos = torch.arange(0, 12, dtype=torch.int64, device=torch.device("cpu")).unsqueeze(0)
+        return F.embedding(pos + 2, weight) + x * 2.0
+
+
+class CausalMask(torch.nn.Module):
+    """A causal mask from two ``arange`` views compared, filled into the scores."""
+
+    def forward(self, scores: torch.Tensor) -> torch.Tensor:
+        future = torch.arange(12).view(1, -1) > torch.arange(12).view(-1, 1)
+        return (scores * 0.125).masked_fill(future, float("-inf")).softmax(-1)
+
+
+@pytest.mark.skipif(not INTERPRETED, reason="runs Triton kernels in process: TRITON_INTERPRET=1")
+def test_arange_is_an_index_value_lookups_and_comparisons_read(tmp_path: Path) -> None:
+    g = torch.Generator().manual_seed(0)
+    (tmp_path / "ids").mkdir(), (tmp_path / "mask").mkdir()
+    ops, out, want = _fused(tmp_path / "ids", PositionIds(),
+                            [torch.randn(16, 8, generator=g), torch.randn(1, 12, 8, generator=g)])  # fmt: skip
+    assert "arange" in ops and "embedding" in ops, ops
+    assert torch.equal(out, want)
+    ops, out, want = _fused(tmp_path / "mask", CausalMask(), [torch.randn(2, 12, 12, generator=g)])
+    assert ops.count("arange") == 2 and "gt" in ops and "softmax" in ops, ops
+    cmp = compare_outputs([out], [want])
+    assert cmp.tightest_passing_t is not None and cmp.tightest_passing_t <= STRICT_T, cmp

@@ -31,10 +31,7 @@ INT_RESULTS = (torch.int64, torch.int32)
 def reads_as_index(user: Node, value: Node, ops: dict[Node, Op | str]) -> bool:
     """Whether ``user`` reads ``value`` as an embedding's (or index_select's) indices."""
     op = ops.get(user)
-    if not isinstance(op, Op):
-        return False
-    k = op.defn.index_operand(op)
-    return k is not None and op.args[k] is value and op.args[0] is not value
+    return isinstance(op, Op) and op.defn.reads_as_integers(op, value)
 
 
 def index_nodes(

@@ -131,6 +131,12 @@ class OpDef:
         """Which operand it reads as indices (an embedding's, index_select's)."""
         return None
 
+    def reads_as_integers(self, op: Op, value: Node) -> bool:
+        """Whether it reads ``value`` as stored integers (its indices; a comparison's
+        operand), so that an integer ``value`` is computed in integers (``indices.py``)."""
+        k = self.index_operand(op)
+        return k is not None and op.args[k] is value and op.args[0] is not value
+
     def reads_exactly(self, op: Op, value: Node) -> bool:
         """Whether it reads the integer or bool tensor ``value`` in a way a float kernel
         reproduces exactly (a cast to a float dtype or to bool, a mask)."""

@@ -9,7 +9,7 @@ import torch
 from torch.fx import Node
 
 from passnet.synth.indices import INT_RESULTS
-from passnet.synth.ir import Const, Expr, Int, call, cmp, float_text, where
+from passnet.synth.ir import BinOp, Const, Expr, Int, call, cmp, float_text, where
 from passnet.synth.op_model import FLOATS, INTEGERS, F, Op, bind, scalar, varargs
 from passnet.synth.registry import OpDef, Step, register
 from passnet.synth.shapes import Dim, DType, Shapes, Unfusable, lit, promote, total
@@ -189,7 +189,8 @@ class Fill(OpDef):
         return self.op([node.args[0]], {"sizes": sizes, "value": value}, name=name)
 
     def _bind_made(self, key: str, name: str, node: Node) -> Op | str:
-        args, kwargs = list(node.args), dict(node.kwargs)
+        args: list[Any] = list(node.args)
+        kwargs: dict[str, Any] = dict(node.kwargs)
         value = _MADE[key]
         if value is None:  # full(size, fill_value)
             if len(args) != 2 or not scalar(args[1]):
@@ -220,6 +221,48 @@ class Fill(OpDef):
     def lower(self, b: Builder, node: Node, op: Op, m: Map) -> Expr:
         v = Const(float_text(op.attrs["value"]))  # a block of it, in the phase's mask shape
         return b.let(where(b.name("mask"), v, v))
+
+
+@register
+class Arange(OpDef):
+    """``torch.arange([start,] end[, step])`` of literal integers: ``start + step * i`` at the
+    coordinate, computed in integers (position ids and causal masks read it as indices or
+    compare it), in float32 where a float dtype is asked for; only where the kernel reads it,
+    never as an output of its own."""
+
+    name, targets = "arange", ("torch.arange",)
+
+    def bind(self, key: str, node: Node, rank: int) -> Op | str | None:
+        args: list[Any] = list(node.args)
+        kwargs: dict[str, Any] = dict(node.kwargs)
+        if set(kwargs) - _MADE_KWARGS or kwargs.get("requires_grad") or not 1 <= len(args) <= 3:
+            return "arange with unexpected arguments"
+        if not all(isinstance(v, int) and not isinstance(v, bool) for v in args):
+            return "arange of other than literal integers"
+        start, end, step = (0, args[0], 1) if len(args) == 1 else (*args, 1)[:3]
+        dtype = kwargs.get("dtype") or torch.int64
+        if step == 0 or (dtype not in (*INT_RESULTS, *FLOATS)):
+            return f"arange with step 0 or of dtype {dtype}"
+        count = max(0, -(-(end - start) // step))
+        return self.op([], {"start": start, "step": step, "count": count, "dtype": dtype})
+
+    def shape(self, shapes: Shapes, node: Node, op: Op) -> list[Dim]:
+        return [lit(op.attrs["count"], shapes.n)]
+
+    def dtype(self, shapes: Shapes, node: Node, op: Op, actual: tuple[torch.dtype, ...]) -> DType:
+        return DType(op.attrs["dtype"], None, actual)
+
+    def exact_on_integers(self, op: Op) -> bool:
+        return op.attrs["dtype"] in INT_RESULTS
+
+    def int_lower(self, b: Builder, node: Node, op: Op, m: Map) -> Expr:
+        if node in b.outputs:  # stored, it is a phase of its own beside the kernel's work
+            raise Unfusable(f"'{node.name}' (arange) is an output: eager's one kernel makes it")
+        at = BinOp("*", Int(op.attrs["step"]), m[0]) if op.attrs["step"] != 1 else m[0]
+        return b.let(BinOp("+", Int(op.attrs["start"]), at) if op.attrs["start"] else at)
+
+    def lower(self, b: Builder, node: Node, op: Op, m: Map) -> Expr:
+        return b.round(b.let(self.int_lower(b, node, op, m).to(Const("tl.float32"))), node)
 
 
 @register

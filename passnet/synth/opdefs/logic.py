@@ -38,6 +38,9 @@ class Flag(Pointwise):
     def reads_exactly(self, op: Op, value: Node) -> bool:
         return any(a is value for a in op.args)
 
+    def reads_as_integers(self, op: Op, value: Node) -> bool:
+        return any(a is value for a in op.args)  # an integer operand: as stored (``read``)
+
     def read(self, b: Builder, node: Node, m: Map, a: Any) -> Expr:
         """Operand ``a`` at ``m``: an integer tensor as stored, other tensors as float32
         (flags and bools as 1.0 / 0.0), numbers as literals of their kind."""
