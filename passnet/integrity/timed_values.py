@@ -115,9 +115,15 @@ def write_values(dst: list[Any], src: list[Any],
     identity, storage and version counter as they were (``through``: ``aliases(dst)``, made
     once by a caller that writes the same tensors again and again)."""
     with torch.no_grad():
-        for a, s in zip(aliases(dst) if through is None else through, src, strict=True):
-            if a is not None:
-                a.copy_(s)
+        copy_through(aliases(dst) if through is None else through, src)
+
+
+def copy_through(through: list[torch.Tensor | None], src: list[Any]) -> None:
+    """``src``'s tensor values into the ``aliases`` in ``through`` (under ``no_grad``, which
+    ``write_values`` opens and a timing loop already holds)."""
+    for alias, value in zip(through, src, strict=True):
+        if alias is not None:
+            alias.copy_(value)
 
 
 class ValueBank:
@@ -158,9 +164,7 @@ class Feed:
         """Before a call: the next set into the side's inputs (``current`` names it), written
         through aliases (the timing loop runs under ``no_grad``)."""
         self.current = self._at = (self._at + self._step()) % len(self.bank)
-        for alias, value in zip(self.through, self.bank.values[self.current], strict=True):
-            if alias is not None:
-                alias.copy_(value)
+        copy_through(self.through, self.bank.values[self.current])
 
     @property
     def expected(self) -> Any:

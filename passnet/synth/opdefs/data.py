@@ -24,10 +24,10 @@ _CASTS = {"Tensor.float": torch.float32, "Tensor.half": torch.float16,
 
 @register
 class Cast(OpDef):
-    """A dtype change (``.float()``, ``.to(dtype)``, ``type_as``, ``.to(other)``): rounded to the new dtype; to
-    bool a flag (1.0 / 0.0); to int64/int32 an integer result (truncated toward zero, as
-    eager converts: ``passnet.synth.indices``). ``.to(device)`` alone returns the operand
-    itself (a view here)."""
+    """A dtype change (``.float()``, ``.to(dtype)``, ``type_as``, ``.to(other)``): rounded to
+    the new dtype; to bool a flag (1.0 / 0.0); to int64/int32 an integer result (truncated
+    toward zero, as eager converts: ``passnet.synth.indices``). ``.to(device)`` alone returns
+    the operand itself (a view here)."""
 
     name, targets = "cast", (*_CASTS, "Tensor.type_as", "Tensor.to")
 
@@ -53,7 +53,7 @@ class Cast(OpDef):
 
     def lower(self, b: Builder, node: Node, op: Op, m: Map) -> Expr:
         if self.view(op):
-            return b.value(op.args[0], m)
+            return super().lower(b, node, op, m)  # the operand, through ``source``
         if self.flag(op):
             return b.let(where(cmp("!=", b.value(op.args[0], m), 0.0), 1.0, 0.0))
         return b.round(b.value(op.args[0], m), node)
@@ -161,6 +161,13 @@ _MADE = {"torch.zeros": 0.0, "torch.ones": 1.0, "torch.full": None}
 _MADE_KWARGS = {"dtype", "device", "layout", "requires_grad", "pin_memory"}
 
 
+def _made_kwargs_ok(kwargs: dict[str, Any]) -> bool:
+    """A creation op's keywords (torch.zeros, arange): none but ``_MADE_KWARGS``, no grad, a
+    strided layout."""
+    return not (set(kwargs) - _MADE_KWARGS or kwargs.get("requires_grad")
+                or kwargs.get("layout") not in (None, torch.strided))  # fmt: skip
+
+
 @register
 class Fill(OpDef):
     """``x.new_zeros(sizes)``, ``new_ones``, ``new_full(sizes, v)``: a constant over literal
@@ -198,11 +205,7 @@ class Fill(OpDef):
             value, args = float(args[1]), args[:1]
         sizes = args[0] if len(args) == 1 and isinstance(args[0], (tuple, list)) else args
         dtype = kwargs.get("dtype") or torch.get_default_dtype()
-        if (
-            set(kwargs) - _MADE_KWARGS
-            or kwargs.get("requires_grad")
-            or kwargs.get("layout") not in (None, torch.strided)
-        ):
+        if not _made_kwargs_ok(kwargs):
             return f"{name} with unexpected arguments"
         if dtype not in FLOATS:
             return f"{name} of dtype {dtype}"
@@ -235,7 +238,7 @@ class Arange(OpDef):
     def bind(self, key: str, node: Node, rank: int) -> Op | str | None:
         args: list[Any] = list(node.args)
         kwargs: dict[str, Any] = dict(node.kwargs)
-        if set(kwargs) - _MADE_KWARGS or kwargs.get("requires_grad") or not 1 <= len(args) <= 3:
+        if not _made_kwargs_ok(kwargs) or not 1 <= len(args) <= 3:
             return "arange with unexpected arguments"
         if not all(isinstance(v, int) and not isinstance(v, bool) for v in args):
             return "arange of other than literal integers"

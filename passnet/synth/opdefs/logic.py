@@ -39,7 +39,7 @@ class Flag(Pointwise):
         return any(a is value for a in op.args)
 
     def reads_as_integers(self, op: Op, value: Node) -> bool:
-        return any(a is value for a in op.args)  # an integer operand: as stored (``read``)
+        return self.reads_exactly(op, value)  # an integer operand: as stored (``read``)
 
     def read(self, b: Builder, node: Node, m: Map, a: Any) -> Expr:
         """Operand ``a`` at ``m``: an integer tensor as stored, other tensors as float32
@@ -92,14 +92,13 @@ class Logic(Flag):
         return self.op(list(b.values()), {"what": what, "bitwise": bitwise}, what)
 
     def lower(self, b: Builder, node: Node, op: Op, m: Map) -> Expr:
-        if op.attrs["bitwise"] and any(
-            b.shapes.dtypes[a].vals != (torch.bool,) * len(b.shapes.dtypes[a].vals) for a in op.args
-        ):
+        if op.attrs["bitwise"] and any(set(b.shapes.dtypes[a].vals) != {torch.bool}
+                                       for a in op.args):  # fmt: skip
             raise Unfusable(f"'{node.name}' is a bitwise op on integers")
-        truth = [cmp("!=", self.read(b, node, m, a), 0.0) for a in op.args]
         what = op.attrs["what"]
         if what == "not":
             test: Expr = cmp("==", self.read(b, node, m, op.args[0]), 0.0)
         else:
-            test = BinOp({"and": "&", "or": "|", "xor": "^"}[what], truth[0], truth[1])
+            x, y = (cmp("!=", self.read(b, node, m, a), 0.0) for a in op.args)
+            test = BinOp({"and": "&", "or": "|", "xor": "^"}[what], x, y)
         return b.let(where(test, 1.0, 0.0))
