@@ -317,16 +317,36 @@ def _on_synth(task: str, r: SynthResult) -> None:
 
 
 def _finish(summary: BenchSummary, st: Store, store: Path, report: bool) -> None:
-    """The summary; exit 130 if interrupted (a rerun continues), else the leaderboard."""
+    """The summary, the leaderboard (not if interrupted), then the run's outliers; exit 130
+    if interrupted (a rerun continues)."""
     _print_summary(summary, st)
     if summary.interrupted:
         err.print("[yellow]interrupted[/]: rerun the same command to continue.")
-        raise typer.Exit(code=130)
-    if report:
+    elif report:
         from passnet.reports import build_leaderboard, print_leaderboard
 
         print_leaderboard(build_leaderboard(st, [summary.run_id]), console)
         console.print(f"[dim]passnet report {summary.run_id} --store {store}[/]")
+    _print_outliers(summary)
+    if summary.interrupted:
+        raise typer.Exit(code=130)
+
+
+def _print_outliers(summary: BenchSummary) -> None:
+    """The closing lines, over the whole run (every invocation of it): items whose reference
+    median stayed off the variant's earlier ones, then eager against itself (always last)."""
+    if ref := summary.reference_off:
+        err.print(f"[yellow]reference median outside 0.8-1.25x of the variant's earlier items "
+                  f"on {len(ref)} of the run's items: {escape(', '.join(ref))}[/]",
+                  soft_wrap=True)  # fmt: skip
+    n, off = summary.eager_timed, summary.eager_off
+    if off:
+        err.print(f"[yellow]eager against itself outside 0.9-1.1x on "
+                  f"{len(off)} of the run's {n} timed eager items: {escape(', '.join(off))}[/]",
+                  soft_wrap=True)  # fmt: skip
+    elif n:
+        console.print(f"[dim]eager against itself within 0.9-1.1x on all {n} timed eager "
+                      "items of the run[/]", soft_wrap=True)  # fmt: skip
 
 
 def _synth_workers(device: str, executor: str) -> int:
@@ -404,10 +424,6 @@ def _print_summary(summary, st) -> None:  # noqa: ANN001 - BenchSummary, Store
         console.print(f"[dim]{summary.remeasured} timed items measured again: they disagreed "
                       "with the run (reference median off the variant's others, or eager "
                       "against itself outside 0.9-1.1x)[/]", soft_wrap=True)  # fmt: skip
-    if summary.eager_off:
-        err.print(f"[yellow]eager against itself outside 0.9-1.1x after a re-measurement: "
-                  f"{len(summary.eager_off)} item(s): {'; '.join(summary.eager_off)}[/]",
-                  soft_wrap=True)  # fmt: skip
     for e in summary.errors:
         err.print(f"[red]harness error (not stored, rerun to retry):[/] {e}", soft_wrap=True)
     counts = st.status_counts(summary.run_id)

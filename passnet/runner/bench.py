@@ -175,7 +175,10 @@ class BenchSummary:
     timed: int = 0  # measured items with both sides timed
     noisy: int = 0  # of those, items whose wall timing stayed noisy on either side
     remeasured: int = 0  # timed items measured again: they disagreed with the run (outliers)
-    eager_off: list[str] = field(default_factory=list)  # eager vs itself outside 0.9-1.1x
+    # over the whole run's stored results, earlier invocations' included (runner.outliers):
+    eager_timed: int = 0  # eager items timed against themselves
+    eager_off: list[str] = field(default_factory=list)  # of those, outside 0.9-1.1x
+    reference_off: list[str] = field(default_factory=list)  # reference off the variant's others
 
     @property
     def complete(self) -> bool:
@@ -299,11 +302,11 @@ def check_rerun(statuses: Iterable[str]) -> tuple[str, ...]:
     return out
 
 
-def _record(store: Store, m: Measurement, session: int, summary: BenchSummary) -> None:
-    """Store a final result and count it."""
+def _record(store: Store, m: Measurement, session: int, summary: BenchSummary) -> bool:
+    """Store a final result and count it; False when the item already had one."""
     if not store.add(m, session):
         summary.duplicates += 1
-        return
+        return False
     r = m.result
     summary.measured += 1
     summary.statuses[r.status.value] = summary.statuses.get(r.status.value, 0) + 1
@@ -315,6 +318,7 @@ def _record(store: Store, m: Measurement, session: int, summary: BenchSummary) -
     if r.reference is not None and r.candidate is not None and r.timing_meaningful:
         summary.timed += 1
         summary.noisy += r.reference.wall.noisy or r.candidate.wall.noisy
+    return True
 
 
 def _resolve_synth(
@@ -412,7 +416,7 @@ def bench(
                     on_result(item, r)
         tries: dict[tuple[str, str], int] = {}
         odd: dict[tuple[str, str], int] = {}  # items measured again as outliers
-        outliers = Outliers()
+        outliers = Outliers.of_run(store, plan.run_id)  # the run's references so far
         # spare workers: each local worker process starts while the previous one measures
         with spare_workers():
             while pending:  # a round of items, then one of the items to retry
@@ -431,7 +435,7 @@ def bench(
                     r = out.result
                     m = _measurement(plan, out.item, r, env_ids[env_text], key, env.device)
                     n = tries.get(out.item.key, 0)
-                    variant, kind = out.item.variant.content_hash, out.item.candidate.spec.kind
+                    variant, kind = out.item.variant.variant_id, out.item.candidate.spec.kind
                     if (
                         outliers.why(variant, kind, r)
                         and odd.get(out.item.key, 0) < OUTLIER_RETRIES
@@ -449,23 +453,18 @@ def bench(
                         if on_retry:
                             on_retry(out.item, r, n + 1)
                         continue
-                    _record(store, m, session, summary)
-                    outliers.keep(variant, _label(out.item), kind, r)
+                    if _record(store, m, session, summary):
+                        outliers.keep(variant, kind, r)
                     if on_result:
                         on_result(out.item, r)
                 pending = again
-        summary.eager_off = outliers.eager_off
         status = "complete" if summary.complete else "partial"
     except KeyboardInterrupt:
         summary.interrupted = True
     finally:
         summary.wall_seconds = time.perf_counter() - t0
         store.finish_session(session, status)
+    run = Outliers.of_run(store, plan.run_id)  # the closing lines: the whole run, every call
+    summary.eager_timed, summary.eager_off = run.eager_timed, run.eager_off
+    summary.reference_off = run.reference_off
     return summary
-
-
-def _label(item: WorkItem) -> str:
-    """``task/graphs/dtype/name`` of an item, for the closing lines."""
-    v = item.variant.variant
-    task = Path(v.path).parents[len(Path(v.graph).parts) - 1].name
-    return f"{task}/{v.graph}"
