@@ -189,13 +189,21 @@ if [ -n "${SUITE_TGZ:-}" ]; then
 fi
 # SYNTH_LIB=1: `passnet synth` on every task of SUITE_DIR, verified on this GPU, every correct
 # pass kept (--keep correct): what scripts/synth_library.py makes the pass library
-# (examples/synth_passes) from. SYNTH_LIB_BUDGET caps it (tasks finished by then are written;
-# SYNTH_LIB_ARGS="--filter GLOB" picks the rest in a later call); back as synth-lib.tgz.
+# (examples/synth_passes) from; back as synth-lib.tgz (synth-lib/<task>/..., summary.json).
+# Resumable across calls: SYNTH_LIB_BUDGET caps this call (on SIGINT synth writes summary.json
+# for the tasks finished and says how many remain); SYNTH_LIB_IN=FILE (a synth-lib.tgz a call
+# returned, carried in) is restored first, and synth runs with --resume, so a task finished
+# there by the same synthesizer on the same GPU model with the same options is reused and the
+# rest are synthesised (a warm machine's /tmp/synth-lib continues as it is). SYNTH_LIB_ARGS
+# adds options (e.g. "--filter GLOB").
 if [ "${SYNTH_LIB:-0}" = 1 ]; then
+  if [ ! -d /tmp/synth-lib ] && [ -n "${SYNTH_LIB_IN:-}" ] && [ -f "$SYNTH_LIB_IN" ]; then
+    mkdir -p /tmp/synth-lib && tar xzf "$SYNTH_LIB_IN" -C /tmp/synth-lib --strip-components=1
+  fi
   # shellcheck disable=SC2086
   COLUMNS=160 timeout -s INT "${SYNTH_LIB_BUDGET:-420}" python3 -m passnet.cli synth "$SUITE_DIR" \
     --device "$DEV" --keep correct --workers "${PREPARE_AHEAD:-8}" --out /tmp/synth-lib \
-    ${SYNTH_LIB_ARGS:-} > "$OUT/synth_lib.log" 2>&1
+    --resume ${SYNTH_LIB_ARGS:-} > "$OUT/synth_lib.log" 2>&1
   tail -45 "$OUT/synth_lib.log"
   tar czf "$OUT/synth-lib.tgz" -C /tmp synth-lib
 fi
@@ -231,10 +239,17 @@ fi
 # and SUITE_ARGS (e.g. "--dtype float16") pick what is measured.
 # A follow-up call on a warm machine continues even before the store comes back; the store and
 # cache are copied to $OUT at the end (store as suite.db.gz: the raw store outgrew what comes
-# back from $OUT; cache and report in suite-extra.tgz).
+# back from $OUT; cache and report in suite-extra.tgz, whose cache SYNTH_CACHE_IN takes back).
 if [ "${SUITE_BENCH:-1}" = 1 ]; then
+  # SYNTH_CACHE_IN=FILE seeds the synth candidate's pass cache ($SDIR/synth): a suite-extra.tgz
+  # a call returned, as it is (its synth/ is taken, its report/ left), or a tarball of the
+  # cache's own folders (cuda-<key>/... at its top)
   if [ ! -d "$SDIR/synth" ] && [ -n "${SYNTH_CACHE_IN:-}" ] && [ -f "$SYNTH_CACHE_IN" ]; then
-    mkdir -p "$SDIR/synth" && tar xzf "$SYNTH_CACHE_IN" -C "$SDIR/synth"
+    if tar tzf "$SYNTH_CACHE_IN" synth > /dev/null 2>&1; then
+      tar xzf "$SYNTH_CACHE_IN" -C "$SDIR" synth
+    else
+      mkdir -p "$SDIR/synth" && tar xzf "$SYNTH_CACHE_IN" -C "$SDIR/synth"
+    fi
   fi
   # shellcheck disable=SC2086
   timeout -s INT "${SUITE_BUDGET:-420}" python3 -m passnet.cli bench "$SUITE_DIR" --device "$DEV" \

@@ -15,7 +15,8 @@ import json
 import math
 import shutil
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from concurrent.futures import Future
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -62,6 +63,7 @@ class SynthResult:
     shapes: str = "generic"  # "generic": free literals bound at match time; "literal"
     numerics: str | None = None  # kept under keep "correct" though looser than STRICT_T: where
     dropped: list[dict[str, Any]] = field(default_factory=list)  # chosen rules left out: why
+    resume: dict[str, Any] | None = None  # what made it (resume_key) and the task's content id
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2) + "\n"
@@ -74,6 +76,25 @@ class SynthResult:
             return cls(**data)
         except (OSError, ValueError, TypeError):
             return None
+
+
+class SynthInterrupted(KeyboardInterrupt):
+    """``synthesize_tasks`` stopped by SIGINT (or SIGTERM made one): ``results`` holds each
+    job's result in ``jobs``' order, None for the tasks not finished (a task under way left no
+    ``synth.json``). A KeyboardInterrupt still, so callers that stop on one stop on it."""
+
+    def __init__(self, results: list[SynthResult | None]) -> None:
+        super().__init__(f"{sum(r is None for r in results)} of {len(results)} task(s) unfinished")
+        self.results = results
+
+
+def task_content_id(task: Task) -> str:
+    """The task's id by content (its name and every variant's graph files), as the bench's
+    synth cache keys it: a synthesis recorded for another content is not this task's."""
+    from passnet.dataset.suite import _suite_task
+
+    whole = _suite_task(task)
+    return whole.task_id if whole else task.name
 
 
 def _summary(result: TaskResult) -> dict[str, Any]:
@@ -123,7 +144,8 @@ def synthesize_task(task_path: str | Path, out: str | Path, *, device: str = "cp
                     verify: bool = True, parameters: Parameters | None = None,
                     folder_name: str | None = None, tune: bool = True,
                     keep: str = "win", prepare_ahead: int | None = None,
-                    literal_shapes: bool = False) -> SynthResult:  # fmt: skip
+                    literal_shapes: bool = False,
+                    resume_key: dict[str, Any] | None = None) -> SynthResult:  # fmt: skip
     """Write ``out/<task>/pass/`` (or ``rejected_pass/``), ``out/<task>/synth.json`` and, when
     a written pass was verified, ``out/<task>/trajectory.json`` (the agent's record format).
     ``folder_name`` replaces ``<task>`` (the bench cache keys folders by content). ``tune``: on
@@ -131,7 +153,10 @@ def synthesize_task(task_path: str | Path, out: str | Path, *, device: str = "cp
     which verified passes are kept (``KEEP``: ``win``, the default, or ``correct``).
     ``prepare_ahead``: the verification's workers at once (None: ``evaluate_task``'s default).
     ``literal_shapes``: rules whose patterns and kernels carry the task's literals (sizes,
-    eps), instead of generic ones that bind them at match time (``passnet.synth.rules``)."""
+    eps), instead of generic ones that bind them at match time (``passnet.synth.rules``).
+    ``resume_key``: what the result depends on besides the task (the caller's: synthesizer hash,
+    device model, options), recorded in ``synth.json`` as ``resume`` with the task's content id
+    (``task_content_id``) for ``passnet synth --resume``; None records none (never reused)."""
     if keep not in KEEP:
         raise ValueError(f"unknown keep rule {keep!r}; known: {', '.join(KEEP)}")
     t0 = time.perf_counter()
@@ -146,6 +171,8 @@ def synthesize_task(task_path: str | Path, out: str | Path, *, device: str = "cp
     folder.mkdir(parents=True, exist_ok=True)
     result = SynthResult(task=str(task.path), name=task.name, status="skipped", keep=keep,
                          shapes="literal" if literal_shapes else "generic")  # fmt: skip
+    if resume_key is not None:
+        result.resume = {**resume_key, "task": task_content_id(task)}
     try:
         _synthesize(task, folder, result, device, verify, parameters, tune, prepare_ahead)
     except Unfusable as exc:
@@ -253,7 +280,12 @@ def synthesize_tasks(
     every timed step still holds the device's timing lock (``passnet.evaluation.device_lock``),
     so no two timings share the GPU. ``on_result(index, result)`` is called as each finishes;
     the list comes back in ``jobs``' order. Each task's verification gets its share of the
-    workers one evaluation would start (``verify_workers``) unless ``prepare_ahead`` is given."""
+    workers one evaluation would start (``verify_workers``) unless ``prepare_ahead`` is given.
+
+    A KeyboardInterrupt (SIGINT; the CLI turns SIGTERM into one) stops it without waiting for
+    the queue: tasks not started are cancelled, worker processes still running one are ended
+    (their task is left without ``synth.json``), and ``SynthInterrupted`` carries the results
+    of the tasks finished so far."""
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
     if workers > 1 and kwargs.get("prepare_ahead") is None:
@@ -262,19 +294,23 @@ def synthesize_tasks(
     results: list[SynthResult | None] = [None] * len(jobs)
     args = [(str(p), str(out), {**kwargs, "folder_name": name}) for p, name in jobs]
     if workers == 1 or len(jobs) <= 1:
-        for i, a in enumerate(args):
-            results[i] = _synthesize_job(a)
-            if on_result:
-                on_result(i, results[i])  # type: ignore[arg-type]
+        try:
+            for i, a in enumerate(args):
+                results[i] = _synthesize_job(a)
+                if on_result:
+                    on_result(i, results[i])  # type: ignore[arg-type]
+        except KeyboardInterrupt:
+            raise SynthInterrupted(results) from None
         return results  # type: ignore[return-value]
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
     ctx = multiprocessing.get_context("spawn")
     per_child = None if kwargs.get("verify") is False else 1
-    with ProcessPoolExecutor(
-        min(workers, len(jobs)), mp_context=ctx, max_tasks_per_child=per_child
-    ) as pool:
+    pool = ProcessPoolExecutor(min(workers, len(jobs)), mp_context=ctx,
+                               max_tasks_per_child=per_child)  # fmt: skip
+    futures: dict[Future[SynthResult], int] = {}
+    try:
         futures = {pool.submit(_synthesize_job, a): i for i, a in enumerate(args)}
         for fut in as_completed(futures):
             i = futures[fut]
@@ -286,7 +322,29 @@ def synthesize_tasks(
                                          reason=f"synthesizer error: {type(exc).__name__}: {exc}")  # fmt: skip
             if on_result:
                 on_result(i, results[i])  # type: ignore[arg-type]
+    except KeyboardInterrupt:
+        _stop(pool, futures)
+        raise SynthInterrupted(results) from None
+    finally:
+        pool.shutdown()  # after _stop: nothing left to wait for
     return results  # type: ignore[return-value]
+
+
+def _stop(pool: Any, futures: Iterable[Future[Any]]) -> None:
+    """Cancel ``pool``'s queued tasks and end the workers running one: a ProcessPoolExecutor
+    waits for its running tasks on shutdown (and at exit), however it is shut down. Its
+    manager thread sees a worker gone, fails what was in flight, ends the other workers (one
+    it started meanwhile too) and exits."""
+    for fut in futures:
+        fut.cancel()
+    manager = getattr(pool, "_executor_manager_thread", None)
+    deadline = time.monotonic() + 30
+    while manager is not None and manager.is_alive() and time.monotonic() < deadline:
+        for proc in list((getattr(pool, "_processes", None) or {}).values()):
+            if proc.is_alive():
+                proc.terminate()
+        manager.join(timeout=0.5)
+    pool.shutdown(wait=not (manager and manager.is_alive()))
 
 
 def task_folders(path: str | Path) -> list[Path]:
