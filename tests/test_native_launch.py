@@ -142,3 +142,47 @@ def test_build_failure_is_a_status_not_an_error(tmp_path: Any, monkeypatch: Any)
     monkeypatch.setenv("PASSNET_NATIVE_LAUNCH", "0")
     assert native_launch.load() is None
     assert "switched off" in native_launch.status()
+
+
+def test_launches_are_counted_in_c_and_skip_counts_without_launching(streams: list[int]) -> None:
+    x = _gpuish(torch.zeros(8))
+    calls: list[tuple] = []
+    table = {native.key((x,), {})[0]: lambda *a: calls.append(a)}
+    start = native.launched()
+    assert native.launch(table, (1,), (x,), {}) is True
+    assert native.launched() == start + 1
+    assert native.launch({}, (1,), (x,), {}) is False  # declined: not counted here
+    assert native.launched() == start + 1
+    assert native.skip(True) is False
+    try:
+        assert native.launch(table, (1,), (x,), {}) is True  # counted, not made
+    finally:
+        assert native.skip(False) is True
+    assert len(calls) == 1 and native.launched() == start + 2
+
+
+def test_runtime_reads_the_native_count_without_a_frame_on_the_hot_path(
+    streams: list[int],
+) -> None:
+    """The integrity runtime hooks only the cheap launch path's Python side: a timed call's
+    native launches pay no Python wrapper, and are still counted and ghosted."""
+    from passnet.integrity.runtime import Runtime
+
+    plain = vars(launch.CachedKernel)["launch"]
+    rt = Runtime(torch.device("cpu"))
+    try:
+        assert vars(launch.CachedKernel)["launch"] is plain  # the hot path is not wrapped
+        assert getattr(vars(launch.CachedKernel)["launch_python"], "_passnet_hook", False)
+        x = _gpuish(torch.zeros(8))
+        calls: list[tuple] = []
+        table = {native.key((x,), {})[0]: lambda *a: calls.append(a)}
+        before = rt.launched
+        assert native.launch(table, (1,), (x,), {}) is True
+        assert rt.launched == before + 1 and len(calls) == 1
+        rt.ghost = True
+        assert native.launch(table, (1,), (x,), {}) is True
+        assert rt.launched == before + 2 and len(calls) == 1  # a ghost replay launches nothing
+    finally:
+        rt.ghost = False
+        rt.close()
+    assert native.launch(table, (1,), (x,), {}) is True and len(calls) == 2

@@ -158,7 +158,8 @@ FRAME_ATTRS = frozenset(
 #: Autotuner, Heuristics, ``PlanCache``): a pass's class may not define these names, so they
 #: never join the attribute allow-list (tests/test_policy.py checks the list is complete).
 HARNESS_ATTRS = frozenset(
-    "_compile _compute_plan _defaults _direct _kernels _names _ordered _stream fn launch limit "
+    "_compile _compute_plan _defaults _direct _kernels _names _ordered _stream fn launch "
+    "launch_python limit "
     "run warmup "
     "cache kernel kwargs arg_names add_pre_run_hook pre_run_hooks rewrite rewriter "
     "rewritten_fn _is_protocol _call_hook _do_compile _flatten_ir _fn_name _get_src _hash_lock "

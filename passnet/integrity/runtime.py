@@ -11,7 +11,9 @@ The static policy reads a pass; these guards watch it run. One ``Runtime`` per w
   ``tolist()``) as ``host-compute``. Uninitialised allocations are filled with NaN (integers
   with their max value), so elements a kernel never writes show up in the comparison.
 - Triton launches are counted (``JITFunction.run``, the interpreter's ``run``,
-  ``CompiledKernel.__getitem__``, PassNet's ``CachedKernel.launch``) and can be turned into no-ops for a ghost replay.
+  ``CompiledKernel.__getitem__``, PassNet's ``CachedKernel.launch_python``; its native hot
+  path counts in C, which keeps a Python frame out of every timed launch) and can be turned
+  into no-ops for a ghost replay.
 - ``snapshot``/``verify``: the identity (and code object) of timer, torch, Triton-launch and
   harness functions, taken before the pass loads and re-checked after every checked call.
 - ``probe``/``after_call``: threads, native threads, child processes and (CUDA) device work
@@ -46,6 +48,7 @@ from passnet.integrity.process_probes import (
     native_threads,
     set_l2_persisting_limit,
 )
+from passnet.passes.launch import native_counter
 
 ALLOC = frozenset(
     "empty empty_like empty_strided new_empty new_empty_strided zeros zeros_like ones ones_like "
@@ -186,8 +189,10 @@ class Runtime:
         self.findings: list[Finding] = []
         self.phase = "load"
         self.fill = True
-        self.ghost = False
-        self.launched = 0  # counted launches in the worker's life (timed_phase counts per call)
+        # the cheap launch path's native launches, counted in C (no Python frame per launch)
+        self._native_launched, self._native_skip = native_counter()
+        self._ghost = False
+        self.counted = 0  # launches the Python hooks counted (``launched`` adds the native ones)
         self._scope_start = 0  # ``launched`` when the current call scope began
         self.fresh: set[int | None] = set()
         self.current = ""
@@ -202,6 +207,22 @@ class Runtime:
         _warm_thread_pools(device)
         self.dynamo_frames = _dynamo_frames()
         self.l2_limit = l2_persisting_limit() if device.type == "cuda" else None
+
+    @property
+    def launched(self) -> int:
+        """Counted launches in the worker's life (timed_phase counts per call): the hooked
+        Python launch paths' and the native hot path's."""
+        return self.counted + self._native_launched()
+
+    @property
+    def ghost(self) -> bool:
+        """A ghost replay: counted launches do nothing (the native hot path's too)."""
+        return self._ghost
+
+    @ghost.setter
+    def ghost(self, value: bool) -> None:
+        self._ghost = bool(value)
+        self._native_skip(self._ghost)
 
     @property
     def launches(self) -> int:
@@ -434,7 +455,8 @@ def _hook_triton(rt: Runtime) -> list[type]:
     if os.environ.get("TRITON_INTERPRET") == "1":
         places.append(("triton.runtime.interpreter", "InterpretedFunction", "run"))
     places.append(("triton.compiler.compiler", "CompiledKernel", "__getitem__"))
-    places.append(("passnet.passes.launch", "CachedKernel", "launch"))  # the cheap launch path
+    # the cheap launch path's Python side (its native hot path counts in C: ``launched``)
+    places.append(("passnet.passes.launch", "CachedKernel", "launch_python"))
     for module, cls_name, attr in places:
         cls = getattr(_try_import(module), cls_name, None)
         orig = vars(cls).get(attr) if isinstance(cls, type) else None
@@ -451,7 +473,7 @@ def _launch_hook(rt: Runtime, orig: Callable) -> Callable:
     @functools.wraps(orig)
     def run(self: Any, *args: Any, **kwargs: Any) -> Any:
         if not kwargs.get("warmup", False):
-            rt.launched += 1
+            rt.counted += 1
             if rt.ghost:
                 return None
         return orig(self, *args, **kwargs)
@@ -466,7 +488,7 @@ def _getitem_hook(rt: Runtime, orig: Callable) -> Callable:
         runner = orig(self, grid)
 
         def launch(*args: Any, **kwargs: Any) -> Any:
-            rt.launched += 1
+            rt.counted += 1
             return None if rt.ghost else runner(*args, **kwargs)
 
         return launch

@@ -26,8 +26,9 @@ arguments or outputs: every call launches. Under Triton's interpreter
 (``TRITON_INTERPRET=1``), on CPU tensors, and for autotuned or heuristic kernels the wrapper
 launches through plain ``kernel[grid]``, so a pass stays correct wherever Triton runs.
 
-The integrity runtime counts and can disable these launches like Triton's own
-(``CachedKernel.launch`` is hooked beside ``JITFunction.run``), so nothing here is exempt.
+The integrity runtime counts and can disable these launches like Triton's own, so nothing
+here is exempt: the native hot path counts its launches in C (:func:`native_counter`), and
+``CachedKernel.launch_python``, the rest, is hooked beside ``JITFunction.run``.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ import torch
 
 from passnet.passes.plans import symbolic_plans
 
-__all__ = ["CachedKernel", "cached"]
+__all__ = ["CachedKernel", "cached", "native_counter"]
 
 _HOLD: list[Any] = []  # static launchers whose loaded module a tuple entry uses
 _TRACER: list[Callable[[Any], Any]] = []  # see ``traced_launches``
@@ -253,6 +254,13 @@ class CachedKernel:
         if self._direct and _NATIVE is not None and _NATIVE.launch(self._kernels, grid, args,
                                                                    kwargs):  # fmt: skip
             return
+        self.launch_python(grid, args, kwargs)
+
+    def launch_python(self, grid: Sequence[int] | Callable, args: tuple,
+                      kwargs: dict[str, Any]) -> None:  # fmt: skip
+        """What the native hot path declines, or every launch where it is missing. The
+        integrity runtime hooks this method (its launches) and reads the native module's own
+        count (:func:`native_counter`): no Python frame of its own on the hot path."""
         if not self._direct:
             self.fn[grid](*args, **kwargs)
             return
@@ -293,6 +301,15 @@ class CachedKernel:
 
     def __repr__(self) -> str:
         return f"cached({self.__name__})"
+
+
+def native_counter() -> tuple[Callable[[], int], Callable[[bool], bool]]:
+    """``(launched, skip)`` of the native hot path: the launches it made in this process, and
+    a switch that makes it count launches without making them (the runtime's ghost replay);
+    a count that stays 0 and a no-op switch where the native module is missing."""
+    if _NATIVE is None:
+        return (lambda: 0), (lambda flag: False)
+    return _NATIVE.launched, _NATIVE.skip
 
 
 def cached(fn: Any) -> CachedKernel:
