@@ -5,7 +5,14 @@ from __future__ import annotations
 
 import torch
 
-from passnet.integrity.timed_values import Feed, ValueBank, bank_size, matches, write_values
+from passnet.integrity.timed_values import (
+    Feed,
+    ValueBank,
+    bank_size,
+    matches,
+    matches_many,
+    write_values,
+)
 
 
 def test_values_change_but_identity_storage_and_version_do_not() -> None:
@@ -49,6 +56,27 @@ def test_matches_is_the_level_check_with_the_structure_intact() -> None:
     assert not matches((ref[0], torch.tensor([3, 5])), ref, 0)  # integers exactly
 
 
+def test_matches_many_agrees_with_matches_pair_by_pair() -> None:
+    """The held calls' comparison in one go gives each pair the verdict ``matches`` would."""
+    ref = (torch.tensor([1.0, 2.0]), torch.tensor([3, 4]))
+    nan = torch.tensor([float("nan"), 2.0])
+    pairs = [
+        ((ref[0] + 1e-9, ref[1].clone()), ref),  # close
+        ((ref[0] + 1e-3, ref[1]), ref),  # too far at -5
+        ((ref[0].double(), ref[1]), ref),  # dtype
+        ((ref[0],), ref),  # count
+        ((torch.tensor([1.0, float("nan")]), ref[1]), ref),  # NaN where finite
+        ((ref[0], torch.tensor([3, 5])), ref),  # integers exactly
+        ((nan.clone(), 7), (nan, 7)),  # NaN where the reference has it; equal non-tensors
+        ((nan.clone(), 8), (nan, 7)),  # a non-tensor leaf that differs
+        ((ref[0][:1], ref[1]), ref),  # shape
+    ]
+    want = [matches(out, exp, -5) for out, exp in pairs]
+    assert want == [True, False, False, False, False, False, True, False, False]
+    assert matches_many(pairs, -5) == want
+    assert matches_many([], -5) == []
+
+
 def test_the_bank_fits_a_budget_but_holds_at_least_two_sets() -> None:
     small, huge = [torch.empty(16)], [torch.empty(1 << 20)]
     assert bank_size(small, small, torch.device("cpu")) == 8
@@ -79,12 +107,14 @@ def test_held_outputs_are_checked_with_what_their_call_got_at_capacity_or_settle
     from passnet.integrity.timed_values import Held, hold_count, storages
 
     seen: list[tuple] = []
-    held = Held(3, lambda out, info: seen.append((out, info)))
+    held = Held(3, lambda items: seen.append(tuple(items)))
     for k in range(4):
         held.keep(f"out{k}", k)
-    assert seen == [("out0", 0), ("out1", 1), ("out2", 2)]  # the third filled it
+    assert seen == [(("out0", 0), ("out1", 1), ("out2", 2))]  # the third filled it: one check
     held.settle()
-    assert seen[-1] == ("out3", 3) and held.items == []
+    assert seen[-1] == (("out3", 3),) and held.items == []
+    held.settle()
+    assert len(seen) == 2  # nothing held: no check
     x = torch.ones(4, 8)
     assert hold_count([x], 25, torch.device("cpu")) == 25
     assert hold_count([torch.empty(1 << 27)], 25, torch.device("cpu")) == 1  # 512 MB: at once

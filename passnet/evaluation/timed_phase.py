@@ -207,27 +207,30 @@ class TimingPhase:
         if timed_values.storages(out) & self.input_storages:  # the next values overwrite it
             self.cand_held.settle()
 
-    def check_held(self, out: Any, info: tuple[int, int | None]) -> None:
-        """One held candidate call: its launches through the counted path (Triton's and
+    def check_held(self, items: list[tuple[Any, tuple[int, int | None]]]) -> None:
+        """Held candidate calls: each one's launches through the counted path (Triton's and
         ``passnet.passes.launch``'s) against the fewest of a steady correctness trial, and its
         outputs against the reference's on the same set (the level the correctness trials
-        reached; a full comparison only where that fails). Fewer launches with right outputs
-        is a kernel launched around the counted path, on a stream of its own or with
-        bookkeeping skipped, or work skipped."""
-        current, done = info
+        reached, all calls in one comparison; a full comparison only where that fails). Fewer
+        launches with right outputs is a kernel launched around the counted path, on a stream
+        of its own or with bookkeeping skipped, or work skipped."""
         rt = self.rt
         if rt is not None:
             rt.phase = "timing"
-            if self.launch_floor is not None and done is not None and done < self.launch_floor:
-                rt.add("launch-count", f"a timed call launched {done} Triton kernel(s) through "
-                       f"the counted launch path where every correctness trial after the first "
-                       f"launched at least {self.launch_floor}: a compiled kernel called around "
-                       "it, or work skipped")  # fmt: skip
+            floor = self.launch_floor
+            for _, (_, done) in items:
+                if floor is not None and done is not None and done < floor:
+                    rt.add("launch-count", f"a timed call launched {done} Triton kernel(s) "
+                           f"through the counted launch path where every correctness trial "
+                           f"after the first launched at least {floor}: a compiled kernel "
+                           "called around it, or work skipped")  # fmt: skip
         comparison = self.result.comparison
         level = comparison.tightest_passing_t if comparison is not None else None
-        expected = self.bank.expected[current]
-        if level is None or not timed_values.matches(out, expected, level):
-            self.judge_timed(out, expected)
+        pairs = [(out, self.bank.expected[current]) for out, (current, _) in items]
+        fine = [False] * len(pairs) if level is None else timed_values.matches_many(pairs, level)
+        for (out, expected), ok in zip(pairs, fine, strict=True):
+            if not ok:
+                self.judge_timed(out, expected)
 
     def timed_check(self, args: tuple) -> Any:
         """A checked call at a secret timed position, on the values every call gets: the

@@ -79,10 +79,12 @@ def hold_count(outputs: Any, calls: int, device: torch.device) -> int:
 class Held:
     """One side's timed outputs, held from its call until ``settle`` (the end of its block,
     or ``capacity`` calls): freeing none inside a block keeps the allocator's pattern the same
-    on every side, and ``check`` (the candidate's) then sees each held call's outputs with
-    what the call was given (``keep``'s ``info``), away from the timed windows."""
+    on every side, and ``check`` (the candidate's) then sees the held calls' outputs with what
+    each call was given (``keep``'s ``info``), all of them at once (a list of ``(out, info)``:
+    one comparison for the lot, ``matches_many``), away from the timed windows."""
 
-    def __init__(self, capacity: int, check: Callable[[Any, Any], None] | None = None) -> None:
+    def __init__(self, capacity: int,
+                 check: Callable[[list[tuple[Any, Any]]], None] | None = None) -> None:  # fmt: skip
         self.capacity, self.check = max(1, capacity), check
         self.items: list[tuple[Any, Any]] = []
 
@@ -93,9 +95,8 @@ class Held:
 
     def settle(self) -> None:
         items, self.items = self.items, []
-        if self.check is not None:
-            for out, info in items:
-                self.check(out, info)
+        if self.check is not None and items:
+            self.check(items)
 
 
 def _alias(t: torch.Tensor) -> torch.Tensor:
@@ -194,3 +195,38 @@ def matches(out: Any, expected: Any, level: int) -> bool:
         if not torch.allclose(c, r, rtol=rtol, atol=atol, equal_nan=True):
             return False
     return True
+
+
+def matches_many(pairs: list[tuple[Any, Any]], level: int) -> list[bool]:
+    """``matches`` for many ``(out, expected)`` pairs with one host synchronisation in all:
+    each pair's tensors are compared on their device into a flag, and the flags are read
+    together (a comparison read one by one waited for the device once per held call)."""
+    flags: list[torch.Tensor] = []
+    owner: list[int] = []
+    ok = [True] * len(pairs)
+    for i, (out, expected) in enumerate(pairs):
+        got, want = leaves(out), leaves(expected)
+        if len(got) != len(want):
+            ok[i] = False
+            continue
+        for c, r in zip(got, want, strict=True):
+            if not isinstance(r, torch.Tensor):
+                if isinstance(c, torch.Tensor) or c != r:
+                    ok[i] = False
+                    break
+                continue
+            if (type(c) is not torch.Tensor or c.dtype != r.dtype or c.shape != r.shape
+                    or c.device != r.device):  # fmt: skip
+                ok[i] = False
+                break
+            if r.is_floating_point():
+                rtol, atol = tolerance(str(r.dtype), level)
+                flags.append(torch.isclose(c, r, rtol=rtol, atol=atol, equal_nan=True).all())
+            else:
+                flags.append(torch.eq(c, r).all())
+            owner.append(i)
+    if flags:
+        for i, flag in zip(owner, torch.stack([f.to(flags[0].device) for f in flags]).tolist(),
+                           strict=True):  # fmt: skip
+            ok[i] = ok[i] and bool(flag)
+    return ok
