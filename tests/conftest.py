@@ -41,3 +41,18 @@ BERT = "transformers-auto-model/google/bert_uncased_L-2_H-128_A-2"
 MLP_IRIS = "transformers-auto-model/sadhaklal_mlp-iris"
 SQUEEZEBERT = "transformers-auto-model/squeezebert_squeezebert-uncased"
 LIGHTGCN = "torchgeometric/LightGCN"
+
+
+@pytest.fixture
+def scripted_pool(monkeypatch):  # noqa: ANN001, ANN201
+    """``passnet bench`` with its local pool replaced by a scripted executor: a test puts one in
+    ``scripted_pool["executor"]``."""
+    import passnet.runner.pool
+
+    holder: dict = {}
+
+    def pool(device, jobs=None, pin=True, prepare_ahead=1):  # noqa: ANN001, ANN202 - LocalPool
+        return holder["executor"]
+
+    monkeypatch.setattr(passnet.runner.pool, "LocalPool", pool)
+    return holder

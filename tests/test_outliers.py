@@ -8,10 +8,10 @@ the last one ``passnet bench`` prints. Scripted executors: no worker processes.
 from __future__ import annotations
 
 import pytest
-from helpers.store import config, make_suite, result
+from helpers.store import config, make_suite, result, timed
 from typer.testing import CliRunner
 
-from passnet.core.results import SideTiming, Status, Timing, VariantResult
+from passnet.core.results import Status, VariantResult
 from passnet.evaluation.candidates import parse_candidate
 from passnet.runner.bench import bench
 from passnet.runner.scripted import ScriptedExecutor
@@ -20,17 +20,6 @@ from passnet.runner.store import Store
 F32 = "task_a/graphs/float32/0_cut_1x12"
 BF16 = "task_b/graphs/bfloat16/2_cut_1x12_bfloat16"
 INDUCTOR = parse_candidate("inductor").label  # how the closing lines name the candidate
-
-
-def timed(item, ref_us: float, cand_us: float) -> VariantResult:
-    """An ``ok`` result with both sides timed (one sample each)."""
-
-    def side(us: float) -> SideTiming:
-        return SideTiming(wall=Timing(method="wall", samples_us=[us], median_us=us, iqr_us=0.0,
-                                      rounds=1, noisy=False))  # fmt: skip
-
-    r = result(item, speedup=ref_us / cand_us)
-    return r.model_copy(update={"reference": side(ref_us), "candidate": side(cand_us)})
 
 
 def dtype(item) -> str:
@@ -107,20 +96,6 @@ def test_references_stored_by_earlier_calls_check_the_next_and_persistent_ones_a
         assert sorted(a["status"] for a in st.attempts(second.run_id)) == ["ok", "ok"]
         third = bench(cfg, st, ScriptedExecutor(disturbed))  # nothing left: still named
         assert third.measured == 0 and third.reference_off == second.reference_off
-
-
-@pytest.fixture
-def scripted_pool(monkeypatch):
-    """``passnet bench`` with its local pool replaced by a scripted executor."""
-    import passnet.runner.pool
-
-    holder: dict = {}
-
-    def pool(device, jobs=None, pin=True, prepare_ahead=1):  # noqa: ANN001, ANN202 - LocalPool
-        return holder["executor"]
-
-    monkeypatch.setattr(passnet.runner.pool, "LocalPool", pool)
-    return holder
 
 
 def test_cli_closes_with_the_runs_outliers_eager_last(tmp_path, scripted_pool):

@@ -128,20 +128,6 @@ def test_rerun_refuses_unknown_statuses(tmp_path):
         bench(config(suite, "eager", rerun=("ok",)), st, ScriptedExecutor(scripted_speedups))
 
 
-@pytest.fixture
-def scripted_pool(monkeypatch):
-    """``passnet bench`` with its local pool replaced by a scripted executor."""
-    import passnet.runner.pool
-
-    holder: dict = {}
-
-    def pool(device, jobs=None, pin=True, prepare_ahead=1):  # noqa: ANN001, ANN202 - LocalPool
-        return holder["executor"]
-
-    monkeypatch.setattr(passnet.runner.pool, "LocalPool", pool)
-    return holder
-
-
 def cli(*args: str):  # noqa: ANN201 - click Result
     from passnet.cli import app
 

@@ -20,6 +20,7 @@ from helpers.store import (  # noqa: E402
     make_suite,
     result,
     scripted_speedups,
+    timed,
 )
 
 from passnet.core.results import (
@@ -211,17 +212,6 @@ def test_store_file_is_plain_sqlite(tmp_path):
     assert n == 3
 
 
-def _timed(item, ref_us: float, cand_us: float) -> VariantResult:
-    from passnet.core.results import SideTiming, Timing
-
-    def side(us: float) -> SideTiming:
-        return SideTiming(wall=Timing(method="wall", samples_us=[us], median_us=us, iqr_us=0.0,
-                                      rounds=1, noisy=False))  # fmt: skip
-
-    r = result(item, speedup=ref_us / cand_us)
-    return r.model_copy(update={"reference": side(ref_us), "candidate": side(cand_us)})
-
-
 def test_outliers_are_measured_again_and_eager_off_one_is_named(tmp_path):
     """Eager against itself at 0.4x, or a reference median far off the variant's others, is a
     disturbed measurement: measured once more before it is stored; what stays off is named."""
@@ -234,9 +224,9 @@ def test_outliers_are_measured_again_and_eager_off_one_is_named(tmp_path):
         if item.candidate.spec.kind == "eager":
             # one graph is off only once (re-measured to 1.0x), one stays off
             off = ("float16" in graph and n == 1) or "bfloat16" in graph
-            return _timed(item, 10.0, 25.0 if off else 10.0)
+            return timed(item, 10.0, 25.0 if off else 10.0)
         ref = 40.0 if "float32" in graph and n == 1 else 10.0  # a disturbed reference
-        return _timed(item, ref, 5.0)
+        return timed(item, ref, 5.0)
 
     with Store(tmp_path / "s.db") as st:
         summary = bench(config(suite, "eager", "inductor"), st, ScriptedExecutor(script))

@@ -7,7 +7,7 @@ import json
 import shutil
 from pathlib import Path
 
-from passnet.core.results import Comparison, Parameters, Status, VariantResult
+from passnet.core.results import Comparison, Parameters, SideTiming, Status, Timing, VariantResult
 from passnet.runner.bench import BenchConfig
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -48,6 +48,17 @@ def result(item, status: Status = Status.OK, speedup: float | None = 1.0) -> Var
         speedup=speedup,
         error=None if ok else "scripted failure",
     )
+
+
+def timed(item, ref_us: float, cand_us: float) -> VariantResult:
+    """An ``ok`` result with both sides timed (one sample each)."""
+
+    def side(us: float) -> SideTiming:
+        return SideTiming(wall=Timing(method="wall", samples_us=[us], median_us=us, iqr_us=0.0,
+                                      rounds=1, noisy=False))  # fmt: skip
+
+    r = result(item, speedup=ref_us / cand_us)
+    return r.model_copy(update={"reference": side(ref_us), "candidate": side(cand_us)})
 
 
 def scripted_speedups(item) -> VariantResult:
