@@ -20,7 +20,7 @@ layout.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import torch
@@ -42,8 +42,36 @@ from passnet.synth.ir import (
     method,
 )
 from passnet.synth.lower import Builder
+from passnet.synth.op_model import Op
 from passnet.synth.registry import Step
 from passnet.synth.stmts import Assign, If, Return, Stmt
+
+
+def shared_outputs(
+    outputs: list[Node], inside: set[Node], ops: Mapping[Node, Op | str]
+) -> str | None:
+    """Why a group cannot return its ``outputs`` as eager does: two of them are views of one
+    value the group computes (or that value and a view of it: ``cat`` and ``cat[1]``), one
+    memory in eager that the kernel would write as two (seen by whoever compares their
+    storage or writes one in place); None when no two are. Views of an input are the alias
+    path's (:func:`input_chains`)."""
+    seen: dict[Node, Node] = {}
+    for out in outputs:
+        base = out  # back through the group's views to the value whose memory they are
+        while base in inside and (src := _view_of(ops.get(base))) is not None:
+            base = src
+        if base not in inside:
+            continue
+        if base in seen:
+            return (f"outputs '{seen[base].name}' and '{out.name}' are views of one value "
+                    f"'{base.name}' in eager, which the kernel would write apart")  # fmt: skip
+        seen[base] = out
+    return None
+
+
+def _view_of(op: Op | str | None) -> Node | None:
+    """The tensor ``op`` is a view of in eager (None: it computes, or is no op)."""
+    return op.args[0] if isinstance(op, Op) and op.view and isinstance(op.args[0], Node) else None
 
 
 def input_chains(b: Builder) -> list[tuple[int, list[Step]]] | None:

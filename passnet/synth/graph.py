@@ -27,6 +27,7 @@ from passnet.dataset.task import Variant
 from passnet.graph.aliasing import shared_write
 from passnet.graph.sample import load_module, load_sample, materialize
 from passnet.passes.matcher import to_fx
+from passnet.synth.alias import shared_outputs
 from passnet.synth.indices import INT_RESULTS, index_nodes, reads_as_index
 from passnet.synth.ir import BinOp, Const, DtypeOf, Size, Tuple
 from passnet.synth.kernel import Kernel, build
@@ -181,6 +182,8 @@ def make_group(traced: Traced, nodes: list[Node]) -> Group | str:
                 todo.append(a)
     if live != inside:
         return "part of it is never used"
+    if (shared := shared_outputs(outputs, inside, traced.ops)) is not None:
+        return shared
     writes: dict[Node, Node] = {}
     for n in nodes:  # an in-place activation: a private write, or one written back
         op = traced.ops[n]

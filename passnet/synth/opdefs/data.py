@@ -3,6 +3,7 @@ concatenation and lookups by integer index (embedding, index_select)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import torch
@@ -310,6 +311,18 @@ class Cat(OpDef):
         return promote(shapes, op.name, [shapes.dtypes[a] for a in op.args], actual)
 
     def lower(self, b: Builder, node: Node, op: Op, m: Map) -> Expr:
+        return self._pick(b, op, m, b.value)
+
+    def int_lower(self, b: Builder, node: Node, op: Op, m: Map) -> Expr:
+        """Integer parts (index values: torch_geometric's edge index with self loops
+        appended) concatenated as stored."""
+        return self._pick(b, op, m, b.indices)
+
+    def exact_on_integers(self, op: Op) -> bool:
+        return True
+
+    def _pick(self, b: Builder, op: Op, m: Map, read: Callable[[Node, Map], Expr]) -> Expr:
+        """The part ``m`` falls in, each part read at its own coordinate by ``read``."""
         d, parts = op.attrs["dim"], op.args
         sizes = [b.shapes.dims[a][d] for a in parts]
         tok = m[d]
@@ -317,7 +330,7 @@ class Cat(OpDef):
             k = tok.value
             for a, size in zip(parts, sizes, strict=True):
                 if all(k < v for v in size.vals):
-                    return b.value(a, m[:d] + (Int(k),) + m[d + 1 :])
+                    return read(a, m[:d] + (Int(k),) + m[d + 1 :])
                 if not all(k >= v for v in size.vals):
                     raise Unfusable("cat indexed at a part that differs between variants")
                 k -= size.vals[0]
@@ -328,7 +341,7 @@ class Cat(OpDef):
             c = tok if i == 0 else b.let(call("tl.maximum", tok - offsets[i], 0))
             if i < len(parts) - 1:
                 c = b.let(call("tl.minimum", c, b.dim(sizes[i]) - 1))
-            vals.append(b.value(a, m[:d] + (c,) + m[d + 1 :]))
+            vals.append(read(a, m[:d] + (c,) + m[d + 1 :]))
         out = vals[-1]
         for i in range(len(parts) - 2, -1, -1):
             out = b.let(where(cmp("<", tok, offsets[i + 1]), vals[i], out))
