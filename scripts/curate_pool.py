@@ -7,15 +7,23 @@ This script takes those:
 1. ``merge OUT POOL...``: one pool folder of every task of the given exported folders (a task
    that two of them share, by name or by any variant's graph hash, is kept once), with one
    ``suite.json``; pack it (``tar czf``) to carry it to the GPU machine.
-2. Measure on the GPU: ``passnet bench POOL -c eager,inductor --store S --run R`` (resumable:
-   the same command with the same store continues; ``scripts/gpu_check.sh`` does it with
-   ``SUITE_TGZ=pool.tgz SUITE_CANDIDATES=eager,inductor``, the store coming back as
-   ``suite.db.gz``).
-3. ``choose POOL --store S --out SUITE --train-out TRAIN``: per task, eager's and default
-   Inductor's results from the store, the suite chosen by
+2. Measure on the GPU: ``passnet bench POOL -c eager,inductor --store S`` (resumable: the same
+   command with the same store continues; ``scripts/gpu_check.sh`` does it with
+   ``SUITE_TGZ=pool.tgz SUITE_CANDIDATES=eager,inductor``, the store carried in with
+   ``SUITE_STORE_IN`` and coming back as ``suite.db.gz``). The pool may be measured in pieces,
+   each its own run of the one store: ``--dtype float32`` in one, float16 and bfloat16 in
+   others, on any card (a run's id depends on the card: a piece continued on another card
+   starts a new run).
+3. ``choose POOL --store S --out SUITE --train-out TRAIN``: eager's and default Inductor's
+   results of every run of the store that measured the pool (or of the runs given with
+   ``--run``, repeatable), merged per variant: a variant measured in several runs counts once,
+   with the newest run's results (the store's order). Runs that measured different versions of
+   a variant, a version the pool folder does not hold, or on different kinds of device are
+   refused; tasks of a run that are not in the pool are ignored. Per task, the suite chosen by
    ``passnet.dataset.curation.choose_suite`` (weakest Inductor first, family coverage, at most
    ``--per-family`` a family) and a training split of the remaining tasks that shares no model
-   family with the suite; both exported with the curation record in their ``suite.json``.
+   family with the suite; both exported with the curation record in their ``suite.json`` (the
+   runs used, with their device and how many variants each gave).
 
     python scripts/curate_pool.py merge /tmp/pool examples/graphnet_suite /tmp/new_tasks
     python scripts/curate_pool.py choose /tmp/pool --store suite.db --out /tmp/longtail \\
@@ -28,7 +36,9 @@ import argparse
 import json
 import shutil
 import sys
+from collections import Counter
 from pathlib import Path
+from typing import NamedTuple
 
 SUITE_JSON = "suite.json"
 
@@ -75,48 +85,173 @@ def merge(out: Path, pools: list[Path], overwrite: bool = False) -> dict[str, in
     return counts
 
 
-def pool_run(store: Path, names: set[str], run: str | None) -> str:
-    """The store's run that measured this pool: ``run`` if given, else the newest run with
-    eager and inductor results on tasks of the pool."""
-    from passnet.reports.leaderboard import build_leaderboard
-    from passnet.runner.store import Store
+KINDS = ("eager", "inductor")
+"""The candidates ``choose`` reads: eager and default Inductor."""
+
+
+class Variant(NamedTuple):
+    """One pool variant's results in one run: per candidate kind, the speedup as the
+    leaderboard's speedup columns count it (``counted_speedup``; None: not correct or not
+    timed for real)."""
+
+    run_id: str
+    variant_id: str
+    results: dict[str, float | None]
+
+
+class PoolRun(NamedTuple):
+    """What one run measured of the pool: its variants by (task, graph)."""
+
+    run_id: str
+    device: str
+    device_name: str | None
+    planned: int  # pool variants in the run's plan
+    variants: dict[tuple[str, str], Variant]
+
+    @property
+    def measured(self) -> dict[tuple[str, str], Variant]:
+        """The variants with an Inductor result: what a task's measured variants are."""
+        return {k: v for k, v in self.variants.items() if "inductor" in v.results}
+
+    @property
+    def has_both(self) -> bool:
+        return all(any(k in v.results for v in self.variants.values()) for k in KINDS)
+
+
+def candidate_kinds() -> dict[str, str]:
+    """Candidate id -> kind, for eager and default Inductor (ids as ``bench`` stores them)."""
+    from passnet.evaluation.candidates import parse_candidate
+    from passnet.runner.suite import candidate_id
+
+    return {candidate_id(parse_candidate(k))[0]: k for k in KINDS}
+
+
+def read_run(st, run_id: str, names: set[str]) -> PoolRun:
+    """A run's eager and Inductor results on the pool's tasks (other tasks are ignored)."""
+    from passnet.core.results import VariantResult
+    from passnet.reports.leaderboard import counted_speedup
+
+    kinds = candidate_kinds()
+    variants: dict[tuple[str, str], Variant] = {}
+    for m in st.measurements(run_id):
+        kind = kinds.get(m["candidate_id"])
+        if kind is None or m["task"] not in names:
+            continue
+        v = variants.setdefault((m["task"], m["graph"]), Variant(run_id, m["variant_id"], {}))
+        v.results[kind] = counted_speedup(VariantResult.model_validate_json(m["result_json"]))
+    planned = {i["variant_id"] for i in st.run_items(run_id)
+               if kinds.get(i["candidate_id"]) == "inductor" and i["task"] in names}  # fmt: skip
+    run = st.run(run_id)
+    return PoolRun(run_id, run["device"], run["config"].get("device_name"), len(planned), variants)
+
+
+def pool_runs(store: Path, names: set[str], refs: list[str] | None) -> list[PoolRun]:
+    """The store's runs that measured this pool, oldest first: those of ``refs`` if given,
+    else every run with eager and inductor results on tasks of the pool."""
+    from passnet.runner.store import Store, StoreError
 
     with Store(store, readonly=True) as st:
-        runs = [r["run_id"] for r in st.runs()]
-        if run is not None:
-            if run not in runs:
-                raise SystemExit(f"{store}: no run {run!r}")
-            return run
-        for candidate in reversed(runs):  # newest first
-            rows = {r.kind: r for r in build_leaderboard(st, [candidate]).rows}
-            if {"eager", "inductor"} <= set(rows) and names & set(rows["inductor"].task_sizes):
-                return candidate
-    raise SystemExit(f"{store}: no run measured eager and inductor on this pool (give --run)")
+        order = [r["run_id"] for r in st.runs()]  # oldest first
+        if refs:
+            try:
+                wanted = {st.resolve_run(ref) for ref in refs}
+            except StoreError as exc:
+                raise SystemExit(str(exc)) from None
+            found = [read_run(st, r, names) for r in order if r in wanted]
+            for run in found:
+                if not run.has_both:
+                    raise SystemExit(f"run {run.run_id}: needs eager and inductor results on "
+                                     "tasks of the pool")  # fmt: skip
+        else:
+            found = [run for r in order if (run := read_run(st, r, names)).has_both]
+    if not found:
+        raise SystemExit(f"{store}: no run measured eager and inductor on this pool (give --run)")
+    devices = sorted({run.device for run in found})
+    if len(devices) > 1:
+        raise SystemExit(f"{store}: the runs measured the pool on {' and '.join(devices)}; "
+                         "choose over one device's runs (--run, repeatable)")  # fmt: skip
+    return found
 
 
-def measures(pool: Path, tasks: list[dict], store: Path, run: str, device: str) -> list:
-    """Per-task eager and Inductor results of ``run``, as curation measures; a task whose
-    variants do not all compute something eagerly is measured but not eligible."""
+def check_pool(pool: Path, found: list[PoolRun]) -> dict[tuple[str, str], str]:
+    """The pool's variant ids by (task, graph), once every run is checked to have measured
+    these variants: two runs that measured different versions of one variant, or a run that
+    measured a version the pool folder does not hold, stop the choice."""
+    from passnet.dataset.suite import load_suite
+
+    first: dict[tuple[str, str], Variant] = {}
+    for run in found:
+        for key, v in sorted(run.variants.items()):
+            seen = first.setdefault(key, v)
+            if seen.variant_id != v.variant_id:
+                raise SystemExit(f"runs {seen.run_id} and {v.run_id} disagree on the pool: they "
+                                 f"measured different versions of {key[0]} {key[1]}; choose "
+                                 "over runs of one pool (--run, repeatable)")  # fmt: skip
+    ids = {(t.name, v.variant.graph): v.variant_id for t in load_suite(pool).tasks
+           for v in t.variants}  # fmt: skip
+    for key, v in sorted(first.items()):
+        if ids.get(key) != v.variant_id:
+            raise SystemExit(f"run {v.run_id} measured a version of {key[0]} {key[1]} that "
+                             f"{pool} does not hold (another pool?); choose over runs of this "
+                             "pool (--run, repeatable)")  # fmt: skip
+    return ids
+
+
+def newest_results(found: list[PoolRun]) -> dict[tuple[str, str], Variant]:
+    """Every measured pool variant once: a variant measured in several runs keeps the newest
+    run's results (eager's and Inductor's, both of that run)."""
+    merged: dict[tuple[str, str], Variant] = {}
+    for run in found:  # oldest first: a newer run's result replaces an older one's
+        merged.update(run.measured)
+    return merged
+
+
+def report_merge(found: list[PoolRun], merged: dict, pool_ids: dict, n_tasks: int) -> dict:
+    """Print what each run measured of the pool, then the merged total; the curation record's
+    part about the runs."""
+    used = Counter(v.run_id for v in merged.values())
+    pool_sizes = Counter(task for task, _graph in pool_ids)
+    sizes = Counter(task for task, _graph in merged)
+    in_part = sum(n < pool_sizes[task] for task, n in sizes.items())
+    again = sum(len(run.measured) for run in found) - len(merged)
+    for run in found:
+        print(f"run {run.run_id} ({run.device_name or run.device}): {len(run.measured)} pool "
+              f"variants measured of {run.planned} planned")  # fmt: skip
+    print(f"merged: {len(merged)} of {len(pool_ids)} pool variants ({again} measured in more than "
+          f"one run: the newest run's result kept), {len(sizes)} of {n_tasks} pool tasks "
+          f"({in_part} of them measured in part)")  # fmt: skip
+    return {
+        "runs": [{"run_id": run.run_id, "device": run.device, "device_name": run.device_name,
+                  "measured": len(run.measured), "used": used[run.run_id]} for run in found],
+        "merge": "per variant, eager's and default Inductor's results of the newest run (the "
+                 "store's order) that measured it; 'used' counts the variants taken from a run",
+        "pool_variants": len(pool_ids), "pool_variants_measured": len(merged),
+        "pool_measured_in_part": in_part,
+    }  # fmt: skip
+
+
+def measures(
+    pool: Path, tasks: list[dict], merged: dict[tuple[str, str], Variant], device: str
+) -> list:
+    """Per-task eager and Inductor results over the merged variants, as curation measures; a
+    task whose variants do not all compute something eagerly is measured but not eligible."""
     from passnet.dataset.curation import TaskMeasure, works
-    from passnet.reports.leaderboard import build_leaderboard
-    from passnet.runner.store import Store
 
-    with Store(store, readonly=True) as st:
-        rows = {r.kind: r for r in build_leaderboard(st, [run]).rows}
-    if not {"eager", "inductor"} <= set(rows):
-        raise SystemExit(f"run {run}: needs eager and inductor results, has {sorted(rows)}")
-    eager, inductor = rows["eager"], rows["inductor"]
+    by_task: dict[str, list[Variant]] = {}
+    for (task, _graph), v in sorted(merged.items()):
+        by_task.setdefault(task, []).append(v)
     out = []
     for t in tasks:
         name = t["name"]
-        if name not in inductor.task_sizes:
+        if name not in by_task:
             continue  # not measured (yet): the measurement is resumable
+        vs = by_task[name]
         families = tuple(t["families"])  # suite.json keeps a task's families, not a variant's
         graphs = sorted((pool / name / "graphs").glob("*/*"))
         working = all(works(graph, device) for graph in graphs)
-        out.append(TaskMeasure(name, families, inductor.task_sizes[name],
-                               tuple(inductor.task_speedups.get(name, ())),
-                               len(eager.task_speedups.get(name, ())), working))  # fmt: skip
+        speedups = tuple(s for v in vs if (s := v.results["inductor"]) is not None)
+        eager_ok = sum(v.results.get("eager") is not None for v in vs)
+        out.append(TaskMeasure(name, families, len(vs), speedups, eager_ok, working))
     return out
 
 
@@ -137,16 +272,18 @@ def choose(args: argparse.Namespace) -> int:
     pool = Path(args.pool)
     tasks = read_suite(pool)
     by_name = {t["name"]: t for t in tasks}
-    run = pool_run(Path(args.store), set(by_name), args.run)
-    found = measures(pool, tasks, Path(args.store), run, args.device)
-    print(f"{len(found)} of {len(tasks)} pool tasks measured in run {run}")
+    found = pool_runs(Path(args.store), set(by_name), args.run)
+    pool_ids = check_pool(pool, found)
+    merged = newest_results(found)
+    merge_record = report_merge(found, merged, pool_ids, len(tasks))
+    measured = measures(pool, tasks, merged, args.device)
     try:
-        chosen = choose_suite(found, n=args.tasks, per_family=args.per_family,
+        chosen = choose_suite(measured, n=args.tasks, per_family=args.per_family,
                               min_families=args.min_families)  # fmt: skip
     except CurationError as exc:
         print(f"curate_pool: {exc}", file=sys.stderr)
         return 2
-    lose_pool, n_pool = longtail_share(found)
+    lose_pool, n_pool = longtail_share(measured)
     lose, n = longtail_share(chosen)
     names = {m.name for m in chosen}
     suite_families = {f for m in chosen for f in m.families}
@@ -154,7 +291,8 @@ def choose(args: argparse.Namespace) -> int:
              and not set(t["families"]) & suite_families]  # fmt: skip
     record = {
         "rule": "passnet.dataset.curation.choose_suite (docs/suites.md)",
-        "run": run, "store": Path(args.store).name, "pool_tasks": len(tasks),
+        **merge_record,
+        "store": Path(args.store).name, "pool_tasks": len(tasks),
         "pool_measured": n_pool, "pool_inductor_not_faster": lose_pool,
         "suite_inductor_not_faster": lose, "per_family": args.per_family,
         "min_families": args.min_families, "families": len(suite_families),
@@ -179,7 +317,7 @@ def choose(args: argparse.Namespace) -> int:
     return 0
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -191,14 +329,16 @@ def main() -> int:
     c = sub.add_parser("choose", help="the suite and its training split from a measured pool")
     c.add_argument("pool", type=Path)
     c.add_argument("--store", required=True, help="the bench store that measured the pool")
-    c.add_argument("--run", default=None, help="its run id [newest with eager and inductor]")
+    c.add_argument("--run", action="append", default=None,
+                   help="a run of the pool (repeatable) [every run with eager and inductor on "
+                   "tasks of the pool]")  # fmt: skip
     c.add_argument("--out", required=True, help="suite folder")
     c.add_argument("--train-out", default=None, help="training-split folder")
     c.add_argument("--tasks", type=int, default=200)
     c.add_argument("--per-family", type=int, default=2)
     c.add_argument("--min-families", type=int, default=100)
     c.add_argument("--device", default="cpu", help="where the eager-work check runs")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.command == "merge":
         counts = merge(args.out, args.pools, args.overwrite)
         print(f"{counts['kept']} tasks into {args.out}; left out as duplicates: "
