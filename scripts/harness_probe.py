@@ -4,8 +4,10 @@ CUDA-event time) printed per setting.
 
 The integrity layers add work around every timed call; this shows which of them, if any, a
 candidate pays inside the timed window. Settings: ``default`` (every layer), ``no-audit``
-(``Parameters(audit_hook=False)``), ``no-runtime`` (runtime checks and the audit hook off);
-each at every ``--prepare-ahead`` asked for. Run from a harness's checkout (or with another
+(``Parameters(audit_hook=False)``), ``no-runtime`` (runtime checks and the audit hook off),
+``no-checks`` (no secret checked calls among the timed ones, ``Parameters(sampled_checks=0)``;
+the held outputs' comparison and the launch count stay on); each at every ``--prepare-ahead``
+asked for. Run from a harness's checkout (or with another
 revision's ``passnet`` first on ``sys.path``, where a setting it lacks is skipped)::
 
     python scripts/harness_probe.py examples/suite/fusible_add_layer_norm_1f059508 \\
@@ -23,6 +25,7 @@ SETTINGS = {
     "default": {},
     "no-audit": {"audit_hook": False},
     "no-runtime": {"runtime_checks": False, "audit_hook": False},
+    "no-checks": {"sampled_checks": 0},
 }
 
 
