@@ -354,6 +354,33 @@ def test_tune_keeps_sites_greedily_where_the_graph_gets_faster(
     assert decision.base_us == 100.0 and built[0] == ()
 
 
+def test_tune_keeps_nothing_when_the_kept_graph_does_not_beat_the_bare_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Two steps that each won on their own medians, then the kept graph timed once more
+    against the graph with no site: not faster by the margin, so no site is kept."""
+    from passnet.accelerate import tune
+
+    gm = torch.fx.symbolic_trace(AddReluAdd())
+    sites = [("r:a", ("n1",)), ("r:b", ("n2",))]
+    races = iter([(100.0, 97.0), (97.5, 95.0), (100.0, 99.0)])  # a, then b, then the check
+    seen: list[int] = []
+
+    def fake_measure(sides, device, trials, **kw):  # noqa: ANN001, ANN202, ARG001
+        class W:
+            def __init__(self, us: float) -> None:
+                self.wall = type("T", (), {"median_us": us})()
+
+        seen.append(trials)
+        first, second = next(races)
+        return {sides[0].name: W(first), sides[1].name: W(second)}
+
+    monkeypatch.setattr(tune, "measure", fake_measure)
+    decision = tune.tune_graph(gm, list(_inputs()), sites, lambda g, keep: lambda *a: None)
+    assert decision.kept == [] and decision.base_us == 100.0
+    assert seen == [50, 50, 100]  # the check times twice the calls
+
+
 class _SiteKinds(torch.nn.Module):
     """One site of each kind, written as Hugging Face writes them."""
 

@@ -7,7 +7,10 @@ sites one at a time, in the graph's order, and keeps a site only when the graph 
 is faster than the best so far by more than ``margin``. Each comparison times both compiled
 graphs in place, side by side in interleaved rounds (``passnet.evaluation.timing.measure``,
 medians of end-to-end wall time), on the inputs Dynamo handed the backend (copies of those
-the graph writes in place, so the caller's tensors see the graph's writes once).
+the graph writes in place, so the caller's tensors see the graph's writes once). Where more
+than one site was tried and some were kept, the graph kept is timed once more against the
+graph with none (twice the calls) and must beat it by the margin too, or nothing is kept:
+steps that each won by a little on noisy medians must not add up to a slower graph.
 
 Decisions are stored in a small SQLite cache (``PASSNET_TUNE_CACHE``, by default
 ``~/.cache/passnet/tune.sqlite``) under a key of the graph's code, its input layouts, the
@@ -175,19 +178,28 @@ def tune_graph(
 
         return call
 
+    def race(first: Callable, second: Callable, n: int) -> tuple[float, float]:
+        sides = [Side("first", timed(first), ()), Side("second", timed(second), ())]
+        with torch.no_grad():
+            t = measure(sides, device, warmup=warmup, trials=n, rounds=rounds)
+        return t["first"].wall.median_us, t["second"].wall.median_us
+
     kept: set[Site] = set()
-    best = build(kept)
+    base = best = build(kept)
     base_us = best_us = 0.0
     times: dict[str, float] = {}
     for site in sites:
         trial = build(kept | {site})
-        sides = [Side("best", timed(best), ()), Side("trial", timed(trial), ())]
-        with torch.no_grad():
-            t = measure(sides, device, warmup=warmup, trials=trials, rounds=rounds)
-        best_us, trial_us = t["best"].wall.median_us, t["trial"].wall.median_us
+        best_us, trial_us = race(best, trial, trials)
         base_us = base_us or best_us
         times[_site_text(site)] = trial_us
         if trial_us < best_us * (1 - margin):
             kept.add(site)
             best = trial
+    if kept and len(sites) > 1:
+        # each step beat the step before by the margin, on medians with noise of their own:
+        # the graph kept must beat the graph without any site as well, timed once more
+        base_us, best_us = race(base, best, 2 * trials)
+        if not best_us < base_us * (1 - margin):
+            kept = set()
     return Decision([s for s in sites if s in kept], times, base_us)
