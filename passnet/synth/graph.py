@@ -28,6 +28,7 @@ from passnet.graph.aliasing import shared_write
 from passnet.graph.sample import load_module, load_sample, materialize
 from passnet.passes.matcher import to_fx
 from passnet.synth.alias import shared_outputs
+from passnet.synth.bools import bool_reads, carries_bool
 from passnet.synth.indices import INT_RESULTS, index_nodes, reads_as_index
 from passnet.synth.ir import BinOp, Const, DtypeOf, Size, Tuple
 from passnet.synth.kernel import Kernel, build
@@ -207,11 +208,15 @@ def make_group(traced: Traced, nodes: list[Node]) -> Group | str:
         meta = _meta(a)
         if meta is None:
             return f"it reads the non-tensor value '{a.name}'"
+
+        def exact(u: Node, v: Node) -> bool:  # reads v as stored, as a flag or as a float
+            return _reads_as_flag_or_float(traced, u, v) or u in idx or reads_as_index(
+                u, v, traced.ops)  # fmt: skip
+
         if meta.dtype not in FLOATS and not (
-            meta.dtype in INTEGERS and all(
-                _reads_as_flag_or_float(traced, u, a) or u in idx
-                or reads_as_index(u, a, traced.ops) for u in a.users if u in inside)
-        ):  # fmt: skip
+            (meta.dtype in INTEGERS and all(exact(u, a) for u in a.users if u in inside))
+            or (meta.dtype is torch.bool and bool_reads(traced.ops, a, inside, exact))
+        ):
             return f"it reads '{a.name}' of dtype {meta.dtype}"
     return Group(traced, nodes, inputs, outputs, writes=writes)
 
@@ -365,10 +370,11 @@ def analyse(groups: list[Group], free: list[Free] | tuple[()] = (),
     idx = index_nodes(g0.nodes, g0.traced.ops, g0.outputs, _holds_int_result)
     for i, node in enumerate(g0.nodes):
         op = ops[node]
-        flag = op.defn.flag(op) and node not in g0.outputs  # a bool mask inside the group
         allowed = (*FLOATS, *INTEGERS) if node in idx else FLOATS
         metas = _metas([g.nodes[i] for g in groups], f"'{node.name}' is not a "
                        "float16/bfloat16/float32 tensor")  # fmt: skip
+        # a bool value the kernel keeps as a flag (passnet.synth.bools), an output or not
+        flag = all(m.dtype is torch.bool for m in metas) and carries_bool(op, shapes)
         if any(m.dtype not in allowed and not flag for m in metas):
             raise Unfusable(f"'{node.name}' is not a float16/bfloat16/float32 tensor")
         if node in idx and any(m.dtype is torch.bool for m in metas):

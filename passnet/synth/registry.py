@@ -143,7 +143,13 @@ class OpDef:
         return False
 
     def flag(self, op: Op) -> bool:
-        """Whether its result is a bool flag (1.0 / 0.0 in the kernel, never an output)."""
+        """Whether its result is a bool flag (1.0 / 0.0 in the kernel; an output is stored
+        as bool, ``Builder.store``)."""
+        return False
+
+    def moves_values(self, op: Op) -> bool:
+        """Whether its elements are its tensor operands' own, moved by an index map (a view,
+        a repeat, a copy, a cat): of bool operands, a bool value the kernel keeps as a flag."""
         return False
 
 

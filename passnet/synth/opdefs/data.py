@@ -65,6 +65,9 @@ class Cast(OpDef):
     def view(self, op: Op) -> bool:
         return not op.attrs  # ``.to(device)``: eager returns the operand itself
 
+    def moves_values(self, op: Op) -> bool:
+        return self.view(op)
+
     def int_lower(self, b: Builder, node: Node, op: Op, m: Map) -> Expr:
         x = op.args[0]
         vals = b.shapes.dtypes[x].vals
@@ -122,6 +125,9 @@ class Dropout(OpDef):
     def source(self, b: Builder, node: Node, op: Op, m: Map) -> tuple[Node, Map] | None:
         return op.args[0], m
 
+    def moves_values(self, op: Op) -> bool:
+        return True
+
 
 @register
 class Copy(OpDef):
@@ -154,6 +160,9 @@ class Copy(OpDef):
         return ("contiguous", None) if node.target == "contiguous" else None  # clone/pad copy
 
     def exact_on_integers(self, op: Op) -> bool:
+        return True
+
+    def moves_values(self, op: Op) -> bool:
         return True
 
 
@@ -319,6 +328,9 @@ class Cat(OpDef):
         return self._pick(b, op, m, b.indices)
 
     def exact_on_integers(self, op: Op) -> bool:
+        return True
+
+    def moves_values(self, op: Op) -> bool:
         return True
 
     def _pick(self, b: Builder, op: Op, m: Map, read: Callable[[Node, Map], Expr]) -> Expr:

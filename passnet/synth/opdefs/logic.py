@@ -1,7 +1,8 @@
 """Comparisons and boolean logic. Their bool results are flags inside a kernel (1.0 / 0.0, as
-a cast to bool already makes them) that casts, masks and other logic read; a bool output keeps
-the group out (``graph.describe``). An integer operand (token ids, an attention mask of
-int64) is read as stored, never through float32, so ``input_ids.ne(1)`` is exact at any id."""
+a cast to bool already makes them) that casts, masks and other logic read; a bool output is
+stored as torch.bool (``passnet.synth.bools``). An integer operand (token ids, an attention
+mask of int64) is read as stored, never through float32, so ``input_ids.ne(1)`` is exact at
+any id."""
 
 from __future__ import annotations
 

@@ -30,6 +30,9 @@ class _Copied(OpDef):
     def exact_on_integers(self, op: Op) -> bool:
         return True
 
+    def moves_values(self, op: Op) -> bool:
+        return True
+
 
 def _count(v: object) -> bool:
     """A literal repeat count of at least 1 (0 would make an empty tensor)."""

@@ -38,6 +38,9 @@ class View(OpDef):
     def exact_on_integers(self, op: Op) -> bool:
         return True
 
+    def moves_values(self, op: Op) -> bool:
+        return True
+
 
 @register
 class Reshape(View):
