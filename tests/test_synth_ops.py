@@ -4,36 +4,18 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
 
 import pytest
 import torch
 import torch.nn.functional as F
-from helpers.synth import one_rule_pass
+from helpers.synth import fused
 
-from passnet.passes.loader import load_pass_dir
-from passnet.passes.matcher import apply_passes, to_fx
 from passnet.scores.compare import compare_outputs
 from passnet.synth.driver import STRICT_T
-from passnet.synth.emit import module_source
-from passnet.synth.graph import Group, analyse, select, select_all, trace_graph
+from passnet.synth.graph import Group, select, select_all, trace_graph
 from passnet.synth.ops import classify
 
 INTERPRETED = os.environ.get("TRITON_INTERPRET") == "1"
-
-
-def _fused(tmp_path: Path, module: torch.nn.Module, args: list) -> tuple[list[str], Any, Any]:
-    """The ops of the group the synthesizer chooses in ``module`` (then ``"->"`` and its
-    outputs' count), and the outputs of its graph rewritten by that one rule (which must fire
-    once) and of eager, on ``args``."""
-    group = select(trace_graph(module, args))
-    assert isinstance(group, Group), group
-    source = module_source("t", "synth_t_0", analyse([group]), group.source, len(group.inputs))
-    gm = to_fx(module)
-    assert apply_passes(gm, load_pass_dir(one_rule_pass(tmp_path, source, "synth_t_0"))).total == 1
-    with torch.no_grad():
-        ops = [op.name for op in group.ops.values()] + ["->", str(len(group.outputs))]
-        return ops, gm(*args), module(*args)
 
 
 class ReluPool(torch.nn.Module):
@@ -56,7 +38,7 @@ def test_a_global_average_pool_is_the_mean_eager_computes(
     sizes stay unsupported, with that reason."""
     g = torch.Generator().manual_seed(0)
     args = [torch.randn(2, 6, 5, 7, generator=g).to(dtype) for _ in range(2)]
-    ops, out, want = _fused(tmp_path, ReluPool((1, 1)), args)
+    ops, out, want = fused(tmp_path, ReluPool((1, 1)), args)
     assert ops == ["add", "relu", "adaptive_avg_pool2d", "->", "2"]
     cmp = compare_outputs(list(out), list(want))
     assert cmp.tightest_passing_t is not None and cmp.tightest_passing_t <= STRICT_T, cmp
@@ -81,7 +63,7 @@ def test_index_select_gathers_inside_the_kernel(tmp_path: Path) -> None:
     g = torch.Generator().manual_seed(0)
     x = torch.randn(9, 12, generator=g, dtype=torch.float32).to(torch.bfloat16)
     src, dst = (torch.randint(0, 9, (20,), generator=g) for _ in range(2))
-    ops, out, want = _fused(tmp_path, EdgeMessage(), [x, src, dst])
+    ops, out, want = fused(tmp_path, EdgeMessage(), [x, src, dst])
     assert ops == ["index_select", "index_select", "sub", "relu", "mul", "->", "1"]
     torch.testing.assert_close(out, want, rtol=0, atol=0)
 
@@ -110,7 +92,7 @@ def test_max_pool2d_takes_the_window_max_of_the_fused_values(tmp_path: Path, win
     x = torch.randn(2, 3, 9, 11, generator=g).to(torch.bfloat16)
     x[1, 2, 4, 5] = float("nan")
     m, v = torch.randn(3, generator=g), torch.rand(3, generator=g) + 0.5
-    ops, out, want = _fused(tmp_path, BnReluPool(*window, ceil_mode=ceil_mode), [x, m, v])
+    ops, out, want = fused(tmp_path, BnReluPool(*window, ceil_mode=ceil_mode), [x, m, v])
     assert ops == ["batch_norm", "add", "relu", "max_pool2d", "->", "1"]  # no relu written
     assert out.isnan().sum() >= 1
     torch.testing.assert_close(out, want, rtol=0, atol=0, equal_nan=True)
@@ -138,7 +120,7 @@ def test_bilinear_interpolate_weighs_four_taps_as_eager(tmp_path: Path, size: tu
     (CPU eager sums in another order)."""
     g = torch.Generator().manual_seed(0)
     args = [torch.randn(2, 3, 8, 9, generator=g).to(dtype) for _ in range(2)]
-    ops, out, want = _fused(tmp_path, Upsample(size, align_corners), args)
+    ops, out, want = fused(tmp_path, Upsample(size, align_corners), args)
     assert ops == ["add", "relu", "interpolate", "->", "1"]
     if dtype == torch.bfloat16:
         torch.testing.assert_close(out, want, rtol=0, atol=0)
@@ -188,7 +170,7 @@ def test_reductions_over_a_middle_dim_walk_that_dim_as_the_row(
     g = torch.Generator().manual_seed(0)
     x, r = (torch.randn(2, 7, 5, 6, generator=g).to(dtype) for _ in range(2))
     (tmp_path / "softmax").mkdir()
-    ops, out, want = _fused(tmp_path / "softmax", ChannelSoftmax(), [x, r])
+    ops, out, want = fused(tmp_path / "softmax", ChannelSoftmax(), [x, r])
     assert ops == ["mul", "add", "softmax", "->", "1"]
     cmp = compare_outputs([out], [want])
     assert cmp.tightest_passing_t is not None and cmp.tightest_passing_t <= STRICT_T, cmp
@@ -198,7 +180,7 @@ def test_reductions_over_a_middle_dim_walk_that_dim_as_the_row(
     mask = (torch.rand(3, 11, generator=g) > 0.3).long()
     mask[2] = 0  # a sequence with no token: 0 / 1e-9 = 0, not NaN
     (tmp_path / "pool").mkdir()
-    ops, out, want = _fused(tmp_path / "pool", MaskedMeanPool(), [h, mask])
+    ops, out, want = fused(tmp_path / "pool", MaskedMeanPool(), [h, mask])
     assert ops == ["mul", "sum", "sum", "clamp", "div", "->", "1"]  # mask views folded in
     cmp = compare_outputs([out], [want])
     assert cmp.tightest_passing_t is not None and cmp.tightest_passing_t <= STRICT_T, cmp
@@ -225,7 +207,7 @@ def test_normalize_is_one_row_op(tmp_path: Path, p: int, dim: int, dtype: torch.
     g = torch.Generator().manual_seed(0)
     x, r = (torch.randn(2, 7, 9, generator=g).to(dtype) for _ in range(2))
     x[1, :, 4], r[1, :, 4] = -1.0, 1.0  # x * r + 1 = 0 along dim 1: a zero row for dim=1
-    ops, out, want = _fused(tmp_path, Normalize(p, dim), [x, r])
+    ops, out, want = fused(tmp_path, Normalize(p, dim), [x, r])
     assert ops == ["mul", "add", "normalize", "->", "1"]
     cmp = compare_outputs([out], [want])
     assert cmp.tightest_passing_t is not None and cmp.tightest_passing_t <= STRICT_T, cmp
@@ -259,7 +241,7 @@ def test_prelu_takes_one_slope_or_one_per_channel(tmp_path: Path, slopes: int,
     x = torch.randn(2, 6, 13, generator=g).to(dtype)
     x[0, 2, 3] = float("nan")
     w, s = torch.rand(slopes, generator=g).to(dtype), torch.randn(13, generator=g).to(dtype)
-    ops, out, want = _fused(tmp_path, PreluScale(), [x, w, s])
+    ops, out, want = fused(tmp_path, PreluScale(), [x, w, s])
     assert ops == ["prelu", "mul", "add", "->", "1"]
     torch.testing.assert_close(out, want, rtol=0, atol=0, equal_nan=True)
 
@@ -289,14 +271,14 @@ def test_a_group_norm_walks_each_group_as_one_row(tmp_path: Path, shape: tuple, 
     x = torch.randn(*shape, generator=g).to(dtype)
     w, b = (torch.randn(shape[1], generator=g).to(dtype) for _ in range(2))
     (tmp_path / "gn").mkdir()
-    ops, out, want = _fused(tmp_path / "gn", GroupNormSilu(groups), [x, w, b])
+    ops, out, want = fused(tmp_path / "gn", GroupNormSilu(groups), [x, w, b])
     assert ops == ["mul", "group_norm", "silu", "->", "1"]
     cmp = compare_outputs([out], [want])
     assert cmp.tightest_passing_t is not None and cmp.tightest_passing_t <= STRICT_T, cmp
     if len(shape) == 3:
         slope = torch.rand(1, generator=g).to(dtype)
         (tmp_path / "prelu").mkdir()
-        ops, out, want = _fused(tmp_path / "prelu", PreluGroupNorm(), [x, slope, w, b])
+        ops, out, want = fused(tmp_path / "prelu", PreluGroupNorm(), [x, slope, w, b])
         assert ops == ["prelu", "group_norm", "->", "1"]
         cmp = compare_outputs([out], [want])
         assert cmp.tightest_passing_t is not None and cmp.tightest_passing_t <= STRICT_T, cmp
@@ -326,7 +308,7 @@ class MovedAdd(torch.nn.Module):
 def test_to_a_device_or_another_tensor_fuses_as_eager_computes(tmp_path: Path) -> None:
     g = torch.Generator().manual_seed(0)
     args = [torch.randn(4, 33, generator=g).to(torch.bfloat16) for _ in range(2)]
-    ops, out, want = _fused(tmp_path, MovedAdd(), args)
+    ops, out, want = fused(tmp_path, MovedAdd(), args)
     assert ops == ["cast", "cast", "add", "relu", "cast", "mul", "->", "1"]
     assert out.dtype == want.dtype == torch.bfloat16
     cmp = compare_outputs([out], [want])
@@ -355,7 +337,7 @@ def test_comparisons_and_boolean_logic_are_exact_on_integer_ids(tmp_path: Path) 
     ids[0, :4] = torch.tensor([2**24 + 1, 2**24, 1, 0])
     keep = torch.rand(2, 40, generator=g) > 0.5
     x = torch.randn(2, 40, generator=g)
-    ops, out, want = _fused(tmp_path, PaddingMask(), [ids, keep, x])
+    ops, out, want = fused(tmp_path, PaddingMask(), [ids, keep, x])
     assert ops == ["ne", "cast", "not", "eq", "and", "masked_fill", "mul", "->", "2"], ops
     assert out[0].dtype == torch.int32 and torch.equal(out[0], want[0])
     assert torch.equal(out[1], want[1])
@@ -372,7 +354,7 @@ class BitwiseNot(torch.nn.Module):
 def test_constants_the_graph_makes_are_fills_of_the_kernel(tmp_path: Path) -> None:
     g = torch.Generator().manual_seed(0)
     args = [torch.randn(4, 24, generator=g) * 1e6]
-    ops, out, want = _fused(tmp_path, ReluFilled(), args)
+    ops, out, want = fused(tmp_path, ReluFilled(), args)
     assert {"full", "ones", "zeros", "relu"} <= set(ops) and ops[-2:] == ["->", "1"], ops
     assert torch.equal(out, want)
     node = next(n for n in trace_graph(ReluFilled(), args).gm.graph.nodes if n.target is torch.ones)
@@ -410,11 +392,11 @@ class CausalMask(torch.nn.Module):
 def test_arange_is_an_index_value_lookups_and_comparisons_read(tmp_path: Path) -> None:
     g = torch.Generator().manual_seed(0)
     (tmp_path / "ids").mkdir(), (tmp_path / "mask").mkdir()
-    ops, out, want = _fused(tmp_path / "ids", PositionIds(),
+    ops, out, want = fused(tmp_path / "ids", PositionIds(),
                             [torch.randn(16, 8, generator=g), torch.randn(1, 12, 8, generator=g)])  # fmt: skip
     assert "arange" in ops and "embedding" in ops, ops
     assert torch.equal(out, want)
-    ops, out, want = _fused(tmp_path / "mask", CausalMask(), [torch.randn(2, 12, 12, generator=g)])
+    ops, out, want = fused(tmp_path / "mask", CausalMask(), [torch.randn(2, 12, 12, generator=g)])
     assert ops.count("arange") == 2 and "gt" in ops and "softmax" in ops, ops
     cmp = compare_outputs([out], [want])
     assert cmp.tightest_passing_t is not None and cmp.tightest_passing_t <= STRICT_T, cmp

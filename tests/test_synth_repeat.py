@@ -5,32 +5,15 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
 
 import pytest
 import torch
-from helpers.synth import one_rule_pass
+from helpers.synth import fused
 
-from passnet.passes.loader import load_pass_dir
-from passnet.passes.matcher import apply_passes, to_fx
-from passnet.synth.emit import module_source
-from passnet.synth.graph import Group, analyse, make_group, select, trace_graph
+from passnet.synth.graph import Group, make_group, select, trace_graph
 from passnet.synth.ops import classify
 
 INTERPRETED = os.environ.get("TRITON_INTERPRET") == "1"
-
-
-def _fused(tmp_path: Path, module: torch.nn.Module, args: list) -> tuple[list[str], Any, Any]:
-    """The ops of the group chosen in ``module`` (then ``"->"`` and its outputs' count), and
-    the outputs of its graph rewritten by that one rule and of eager, on ``args``."""
-    group = select(trace_graph(module, args))
-    assert isinstance(group, Group), group
-    source = module_source("t", "synth_t_0", analyse([group]), group.source, len(group.inputs))
-    gm = to_fx(module)
-    assert apply_passes(gm, load_pass_dir(one_rule_pass(tmp_path, source, "synth_t_0"))).total == 1
-    with torch.no_grad():
-        ops = [op.name for op in group.ops.values()] + ["->", str(len(group.outputs))]
-        return ops, gm(*args), module(*args)
 
 
 class Tiled(torch.nn.Module):
@@ -65,7 +48,7 @@ class SharedCat(torch.nn.Module):
 def test_repeats_are_index_maps_of_one_kernel(tmp_path: Path) -> None:
     g = torch.Generator().manual_seed(0)
     args = [torch.randn(3, 1, 5, generator=g), torch.randn(2, 3, 4, 10, generator=g)]
-    ops, out, want = _fused(tmp_path, Tiled(), args)
+    ops, out, want = fused(tmp_path, Tiled(), args)
     assert ops == ["repeat", "repeat_interleave", "add", "relu", "mul", "repeat_interleave",
                    "mul", "->", "2"], ops  # fmt: skip
     for o, w in zip(out, want, strict=True):
@@ -78,7 +61,7 @@ def test_self_loops_are_integer_index_values(tmp_path: Path) -> None:
     lookups they feed; the edge index is stored as int64."""
     g = torch.Generator().manual_seed(0)
     args = [torch.randn(6, 8, generator=g), torch.randint(0, 6, (2, 10), generator=g)]
-    ops, out, want = _fused(tmp_path, SelfLoops(), args)
+    ops, out, want = fused(tmp_path, SelfLoops(), args)
     assert ops == ["arange", "reshape", "repeat", "cat", "getitem", "index_select", "getitem",
                    "index_select", "sub", "relu", "->", "2"], ops  # fmt: skip
     assert out[0].dtype == torch.int64 and torch.equal(out[0], want[0])

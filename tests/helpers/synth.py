@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
+
+import torch
 
 from passnet.core.results import Parameters
 from passnet.graph.meta import TensorMeta
@@ -37,3 +40,22 @@ def forward_variant(
             f"    def forward(self, l_x_):\n{lines}\n")  # fmt: skip
     meta = TensorMeta(name="l_x_", shape=list(shape), dtype=f"torch.{dtype}", mean=0.0, std=1.0)
     return write_sample(dest, code, [meta], {"model_name": dest.name}).path
+
+
+def fused(tmp_path: Path, module: torch.nn.Module, args: list) -> tuple[list[str], Any, Any]:
+    """The ops of the group the synthesizer chooses in ``module`` (then ``"->"`` and its
+    outputs' count), and the outputs of its graph rewritten by that one rule (which must fire
+    once) and of eager, on ``args``."""
+    from passnet.passes.loader import load_pass_dir
+    from passnet.passes.matcher import apply_passes, to_fx
+    from passnet.synth.emit import module_source
+    from passnet.synth.graph import Group, analyse, select, trace_graph
+
+    group = select(trace_graph(module, args))
+    assert isinstance(group, Group), group
+    source = module_source("t", "synth_t_0", analyse([group]), group.source, len(group.inputs))
+    gm = to_fx(module)
+    assert apply_passes(gm, load_pass_dir(one_rule_pass(tmp_path, source, "synth_t_0"))).total == 1
+    with torch.no_grad():
+        ops = [op.name for op in group.ops.values()] + ["->", str(len(group.outputs))]
+        return ops, gm(*args), module(*args)
