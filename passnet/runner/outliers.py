@@ -101,9 +101,11 @@ class Outliers:
         """Every final timed result the run has stored, replayed in the order it was stored:
         each reference is checked against the ones stored before it, as ``bench`` did."""
         out = cls()
-        for row in store.timed_results(run_id):
+        for row in store.measurements(run_id):
+            if row["reference_median_us"] is None or row["candidate_median_us"] is None:
+                continue  # not timed: nothing to check, no result worth parsing
             r = VariantResult.model_validate_json(row["result_json"])
             label = f"{row['task']}/{row['graph']}"
-            out.keep(row["variant_id"], row["kind"], r, label, row["candidate"],
+            out.keep(row["variant_id"], row["candidate_kind"], r, label, row["candidate"],
                      cached=row["source"] == "cache")  # fmt: skip
         return out

@@ -452,19 +452,6 @@ class Store:
         )
         return [dict(r) for r in rows]
 
-    def timed_results(self, run_id: str) -> list[dict]:
-        """The run's results with both sides timed, in the order they were stored (for the
-        outlier checks, ``passnet.runner.outliers``)."""
-        rows = self.conn.execute(
-            "SELECT m.variant_id, m.source, c.kind, c.label AS candidate, t.name AS task, "
-            "v.graph, m.result_json FROM measurements m JOIN tasks t ON t.task_id = m.task_id "
-            "JOIN variants v ON v.variant_id = m.variant_id JOIN candidates c "
-            "ON c.candidate_id = m.candidate_id WHERE m.run_id=? AND m.reference_median_us "
-            "IS NOT NULL AND m.candidate_median_us IS NOT NULL ORDER BY m.measurement_id",
-            (run_id,),
-        )
-        return [dict(r) for r in rows]
-
     def sessions(self, run_id: str) -> list[dict]:
         rows = self.conn.execute(
             "SELECT * FROM sessions WHERE run_id=? ORDER BY session_id", (run_id,)
