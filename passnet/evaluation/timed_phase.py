@@ -300,7 +300,7 @@ class TimingPhase:
         strict = level if level is not None else 0
         if got is None or got > strict:
             others = [o for o in self.bank.expected if o is not expected]
-            if any(timed_values.matches(out, other, strict) for other in others):
+            if any(timed_values.matches_many([(out, other) for other in others], strict)):
                 rt.add("stale-output", "a timed call returned the outputs of other input "
                        "values (a result kept from an earlier call)")  # fmt: skip
                 return

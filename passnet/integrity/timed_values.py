@@ -175,30 +175,13 @@ class Feed:
 
 def matches(out: Any, expected: Any, level: int) -> bool:
     """Whether ``out`` passes tolerance level ``level`` against ``expected`` with the
-    structure intact (same leaves, dtypes, shapes; NaN only where the reference has it): the
-    fast check after every timed call. Integer and bool tensors must be equal."""
-    got, want = leaves(out), leaves(expected)
-    if len(got) != len(want):
-        return False
-    for c, r in zip(got, want, strict=True):
-        if not isinstance(r, torch.Tensor):
-            if isinstance(c, torch.Tensor) or c != r:
-                return False
-            continue
-        if type(c) is not torch.Tensor or c.dtype != r.dtype or c.shape != r.shape:
-            return False
-        if not r.is_floating_point():
-            if not torch.equal(c, r):
-                return False
-            continue
-        rtol, atol = tolerance(str(r.dtype), level)
-        if not torch.allclose(c, r, rtol=rtol, atol=atol, equal_nan=True):
-            return False
-    return True
+    structure intact (same leaves, dtypes, shapes, devices; NaN only where the reference has
+    it). Integer and bool tensors must be equal. One pair of ``matches_many``."""
+    return matches_many([(out, expected)], level)[0]
 
 
 def matches_many(pairs: list[tuple[Any, Any]], level: int) -> list[bool]:
-    """``matches`` for many ``(out, expected)`` pairs with one host synchronisation in all:
+    """``matches`` for every ``(out, expected)`` pair with one host synchronisation in all:
     each pair's tensors are compared on their device into a flag, and the flags are read
     together (a comparison read one by one waited for the device once per held call)."""
     flags: list[torch.Tensor] = []
