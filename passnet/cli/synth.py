@@ -171,7 +171,7 @@ def _reusable(folder: Path, task: Path, key: dict[str, Any]) -> SynthResult | No
     synth cache judges one (a written pass still there; a skip that is not a host failure,
     ``synth_candidate.TRANSIENT``). A synth.json without ``resume`` (older) is redone."""
     from passnet.dataset.task import TaskError, load_task
-    from passnet.runner.synth_candidate import _reusable as verdict_stands
+    from passnet.runner.synth_candidate import reusable as verdict_stands
     from passnet.synth.driver import task_content_id
 
     done = verdict_stands(folder)

@@ -49,7 +49,7 @@ def synth_folder(cache: Path, task: SuiteTask) -> Path:
     return cache / f"{task.task.path.name}-{whole.task_id if whole else task.task_id}"
 
 
-def _reusable(folder: Path) -> SynthResult | None:
+def reusable(folder: Path) -> SynthResult | None:
     """The cached synthesis in ``folder`` if it can stand (not a transient failure)."""
     from passnet.synth.driver import SynthResult
 
@@ -70,7 +70,7 @@ def synthesize_cached(
     tasks at once (``passnet.synth.driver.synthesize_tasks``)."""
     from passnet.synth.driver import synth_parameters, synthesize_tasks
 
-    out: list[SynthResult | None] = [_reusable(synth_folder(cache, t)) for t in tasks]
+    out: list[SynthResult | None] = [reusable(synth_folder(cache, t)) for t in tasks]
     todo = [i for i, r in enumerate(out) if r is None]
     for i, r in enumerate(out):
         if r is not None and on_task is not None:
