@@ -119,3 +119,17 @@ def test_held_outputs_are_checked_with_what_their_call_got_at_capacity_or_settle
     assert hold_count([x], 25, torch.device("cpu")) == 25
     assert hold_count([torch.empty(1 << 27)], 25, torch.device("cpu")) == 1  # 512 MB: at once
     assert storages([x.t(), x[1:]]) == storages(x) and not storages([torch.empty(0)])
+
+
+def test_outputs_over_an_input_are_held_as_copies_and_the_rest_as_they_are() -> None:
+    from passnet.integrity.timed_values import copy_shared, storages
+
+    x, y = torch.arange(6.0).reshape(2, 3), torch.ones(3)
+    fresh = y * 2
+    out = (x.t(), {"a": [fresh, x[1:]]}, 7)
+    held = copy_shared(out, storages([x]))
+    write_values([x], [torch.zeros(2, 3)])  # the next call's values over the input
+    assert torch.equal(held[0], torch.arange(6.0).reshape(2, 3).t())
+    assert torch.equal(held[1]["a"][1], torch.tensor([[3.0, 4.0, 5.0]]))
+    assert held[1]["a"][0] is fresh and held[2] == 7  # not over an input: the same object
+    assert not storages(held) & storages([x])

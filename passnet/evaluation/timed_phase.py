@@ -204,15 +204,16 @@ class TimingPhase:
 
     def keep_candidate(self, out: Any) -> None:
         """After every candidate call: its outputs held with the bank set it was given and the
-        Triton launches it made, for ``check_held`` at the end of its block; checked at once
-        where they share memory with the inputs (a view, an in-place result), which the next
-        call's fresh values overwrite."""
+        Triton launches it made, for ``check_held`` at the end of its block. Outputs that share
+        memory with the inputs (a view, an in-place result), which the next call's fresh values
+        overwrite, are held as copies: checking them at once put a comparison and a
+        synchronisation between every two timed calls, and the next call ran on cooled caches."""
         done = self.rt.launched - self.launch_mark if self.rt is not None else None
-        self.cand_held.keep(out, (self.cand_feed.current, done))
         if self.out_on_inputs is None:  # decided once: the same harness work after every call
             self.out_on_inputs = bool(timed_values.storages(out) & self.input_storages)
-        if self.out_on_inputs:  # the next values overwrite it
-            self.cand_held.settle()
+        if self.out_on_inputs:
+            out = timed_values.copy_shared(out, self.input_storages)
+        self.cand_held.keep(out, (self.cand_feed.current, done))
 
     def check_held(self, items: list[tuple[Any, tuple[int, int | None]]]) -> None:
         """Held candidate calls: each one's launches through the counted path (Triton's and

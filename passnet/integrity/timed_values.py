@@ -99,6 +99,22 @@ class Held:
             self.check(items)
 
 
+def copy_shared(obj: Any, shared: frozenset[int]) -> Any:
+    """``obj`` with each tensor over one of the ``shared`` storages (an input's: a view, an
+    in-place result) replaced by a copy, so that it can be held past the next call's fresh
+    values; the rest as it is. The copy is one device copy per such tensor, queued after the
+    call: no comparison, no synchronisation between two timed calls."""
+    if isinstance(obj, (tuple, list)):
+        items = [copy_shared(x, shared) for x in obj]
+        return items if isinstance(obj, list) else tuple(items)
+    if isinstance(obj, dict):
+        return {k: copy_shared(v, shared) for k, v in obj.items()}
+    if storage_key(obj) in shared:
+        with torch.no_grad():
+            return obj.detach().clone()
+    return obj
+
+
 def _alias(t: torch.Tensor) -> torch.Tensor:
     """A tensor over ``t``'s memory with its own version counter (writing it leaves ``t``'s)."""
     alias = torch.empty(0, dtype=t.dtype, device=t.device)
