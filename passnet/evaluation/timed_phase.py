@@ -99,9 +99,10 @@ class TimingPhase:
     cand_held: timed_values.Held = field(init=False)
     input_storages: frozenset[int] = field(default=frozenset(), init=False)
     drift_sets: set[int] = field(default_factory=set, init=False)  # see ``check_drifted``
-    # the candidate's outputs share memory with its inputs (``keep_candidate``), from its first
-    # timed call on: a call that starts sharing later is compared at its block's end, after the
-    # next values overwrote it, and fails (stale or wrong outputs) - a cost only to such a pass
+    # the candidate's outputs share memory with its inputs (``keep_candidate``: held as copies),
+    # judged on its first timed call: a call that starts sharing later is held uncopied, compared
+    # after the next values overwrote it, and fails (stale or wrong outputs) - a cost only to
+    # such a pass
     out_on_inputs: bool | None = field(default=None, init=False)
 
     def note(self, text: str) -> None:
