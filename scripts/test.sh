@@ -9,4 +9,7 @@ bash scripts/setup.sh
 .venv/bin/lint-imports  # the layers contract of pyproject.toml (README, "Layout")
 .venv/bin/python -m mypy  # the packages named in pyproject.toml's [tool.mypy]
 export TRITON_INTERPRET=1
-exec .venv/bin/python -m pytest -q -m "not gpu" -p no:cacheprovider "$@"
+# Two test processes (pytest-xdist; PASSNET_TEST_PROCESSES=0 runs them in this one): much of the
+# suite waits on worker subprocesses, so two at once finish sooner on CI's 2 cores (docs/benchmarks.md).
+exec .venv/bin/python -m pytest -q -m "not gpu" -p no:cacheprovider \
+  -n "${PASSNET_TEST_PROCESSES:-2}" "$@"
