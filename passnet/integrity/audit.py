@@ -126,6 +126,8 @@ class AuditHook:
             if not event.startswith("ctypes."):
                 return
             kind = "native-code"
+        elif event == "object.__getattr__" and (len(args) < 2 or args[1] not in FRAME_ATTRS):
+            return  # every ``function.__code__`` read raises it: the common case, cheaply
         me = self.get_ident()
         if me in self.busy:  # the hook's own frame walk raises events too
             return
