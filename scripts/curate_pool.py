@@ -267,7 +267,12 @@ def export(pool: Path, entries: list[dict], out: Path, extra: dict) -> None:
 
 
 def choose(args: argparse.Namespace) -> int:
-    from passnet.dataset.curation import CurationError, choose_suite, longtail_share
+    from passnet.dataset.curation import (
+        CurationError,
+        choose_suite,
+        longtail_share,
+        pooled_gmean,
+    )
 
     pool = Path(args.pool)
     tasks = read_suite(pool)
@@ -285,6 +290,7 @@ def choose(args: argparse.Namespace) -> int:
         return 2
     lose_pool, n_pool = longtail_share(measured)
     lose, n = longtail_share(chosen)
+    gmean = pooled_gmean(chosen)
     names = {m.name for m in chosen}
     suite_families = {f for m in chosen for f in m.families}
     train = [t for t in tasks if t["name"] not in names
@@ -294,7 +300,8 @@ def choose(args: argparse.Namespace) -> int:
         **merge_record,
         "store": Path(args.store).name, "pool_tasks": len(tasks),
         "pool_measured": n_pool, "pool_inductor_not_faster": lose_pool,
-        "suite_inductor_not_faster": lose, "per_family": args.per_family,
+        "suite_inductor_not_faster": lose,
+        "suite_inductor_gmean": gmean and round(gmean, 4), "per_family": args.per_family,
         "min_families": args.min_families, "families": len(suite_families),
         "train_tasks": len(train),
         "inductor_gmean": {m.name: m.gmean and round(m.gmean, 4) for m in chosen},
@@ -311,7 +318,9 @@ def choose(args: argparse.Namespace) -> int:
                {"built_by": "python scripts/curate_pool.py choose", "split": "train",
                 "suite": Path(args.out).name})  # fmt: skip
     print(f"Inductor (default) does not beat eager on {lose_pool} of {n_pool} measured pool "
-          f"tasks, {lose} of {n} chosen; {len(suite_families)} families; wrote {n} tasks to "
+          f"tasks, {lose} of {n} chosen (its G-mean over their variants: "
+          f"{'-' if gmean is None else f'{gmean:.3f}x'}); {len(suite_families)} families; "
+          f"wrote {n} tasks to "
           f"{args.out}" + (f", {len(train)} training tasks to {args.train_out}"
                            if args.train_out else ""))  # fmt: skip
     return 0

@@ -79,6 +79,9 @@ def test_merge_keeps_each_task_once_and_choose_takes_the_weakest_per_family(tmp_
     assert record["pool_measured"] == 5 and record["pool_variants_measured"] == 30
     assert record["pool_inductor_not_faster"] == 3 and record["suite_inductor_not_faster"] == 2
     assert record["inductor_gmean"][names[0]] == 0.5
+    counts = [len(list((pool / names[i] / "graphs").glob("*/*"))) for i in (0, 2, 3)]
+    pooled = (0.5 ** counts[0] * 0.8 ** counts[1] * 1.4 ** counts[2]) ** (1 / sum(counts))
+    assert record["suite_inductor_gmean"] == round(pooled, 4)
     # training: only what shares no family with the suite (mobilebert's other task does)
     assert [t["name"] for t in json.loads((train / "suite.json").read_text())["tasks"]] == [
         names[4]

@@ -107,6 +107,13 @@ def choose_suite(
     return sorted(chosen, key=weakness)
 
 
+def pooled_gmean(measures: Iterable[TaskMeasure]) -> float | None:
+    """Default Inductor's G-mean speedup over eager across every correct variant of the
+    tasks (pooled, as the suite's score pools its subgraphs); None where none is correct."""
+    logs = [math.log(s) for m in measures for s in m.speedups]
+    return math.exp(sum(logs) / len(logs)) if logs else None
+
+
 def longtail_share(measures: Iterable[TaskMeasure]) -> tuple[int, int]:
     """(tasks where default Inductor does not beat eager, tasks measured)."""
     measured = [m for m in measures if m.measured > 0]
