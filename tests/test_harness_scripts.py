@@ -1,5 +1,6 @@
 """The harness-measuring scripts the GPU calls rely on, run on CPU: scripts/harness_layers.py
-(each per-call timing layer around one eager call), scripts/harness_bisect.sh's row summary
+(each per-call timing layer around one eager call), scripts/harness_profile.py (one variant's
+evaluation under cProfile), scripts/harness_bisect.sh's row summary
 and scripts/accelerate_gpu.sh (its runs' arguments, its time limit, its table,
 scripts/zoo_table.py), so that a change to the timing API or the script breaks here and not
 on the device."""
@@ -24,6 +25,17 @@ def test_harness_layers_times_every_configuration() -> None:
     assert set(rows) == {"bare", "feed", "hold", "witness", "all"} and all(
         v > 0 for v in rows.values()
     )
+
+
+def test_harness_profile_names_the_phases_and_the_checked_calls_functions() -> None:
+    env = {**os.environ, "TRITON_INTERPRET": "1"}
+    pass_dir = ROOT / "examples/synth_passes/fusible_add_layer_norm_1f059508/pass"
+    out = subprocess.run([sys.executable, str(ROOT / "scripts" / "harness_profile.py"), str(GRAPH),
+                          "--pass-dir", str(pass_dir), "--trials", "16", "--top", "5"],
+                         capture_output=True, text=True, timeout=300, env=env, check=True)  # fmt: skip
+    first = out.stdout.splitlines()[0]
+    assert first.startswith("ok in ") and "timing_checks" in first
+    assert "timed_phase.py" in out.stdout and "(timed_check)" in out.stdout
 
 
 def test_the_bisect_row_summarises_a_probe_run() -> None:
