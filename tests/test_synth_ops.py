@@ -400,3 +400,33 @@ def test_arange_is_an_index_value_lookups_and_comparisons_read(tmp_path: Path) -
     assert ops.count("arange") == 2 and "gt" in ops and "softmax" in ops, ops
     cmp = compare_outputs([out], [want])
     assert cmp.tightest_passing_t is not None and cmp.tightest_passing_t <= STRICT_T, cmp
+
+
+class LogitScale(torch.nn.Module):
+    """Grounding DINO's reference points: ``logit(p, eps)`` of probabilities, then used."""
+
+    def __init__(self, eps: float | None) -> None:
+        super().__init__()
+        self.eps = eps
+
+    def forward(self, p: torch.Tensor) -> torch.Tensor:
+        return torch.special.logit(p, eps=self.eps) * 2.0
+
+
+@pytest.mark.skipif(not INTERPRETED, reason="runs Triton kernels in process: TRITON_INTERPRET=1")
+@pytest.mark.parametrize("eps", [1e-5, None])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float16])
+def test_logit_clamps_and_rounds_as_eager(tmp_path: Path, eps: float | None,
+                                          dtype: torch.dtype) -> None:  # fmt: skip
+    """``logit`` (Dynamo records ``torch._C._special.special_logit``; the pattern names it
+    ``torch.special.logit``) with and without ``eps``: the bounds, ``1 - z`` and the quotient
+    rounded as the device's eager kernel does (on CPU, to the input's dtype), 0, 1 and NaN
+    included."""
+    g = torch.Generator().manual_seed(0)
+    p = torch.rand(3, 50, generator=g)
+    p[0, :6] = torch.tensor([0.0, 1.0, float("nan"), 0.5, 0.498046875, 1e-7])
+    ops, out, want = fused(tmp_path, LogitScale(eps), [p.to(dtype)])
+    assert ops == ["logit", "mul", "->", "1"]
+    cmp = compare_outputs([out], [want])
+    assert cmp.tightest_passing_t is not None and cmp.tightest_passing_t <= STRICT_T, cmp
+    assert torch.equal(out.isinf(), want.isinf()) and torch.equal(out.isnan(), want.isnan())

@@ -113,6 +113,17 @@ def _mean(total, n, EAGER_CUDA: tl.constexpr):
     else:
         return total / n
 """
+_EAGER_CUDA_BLOCK = frozenset({"_stat", "_mix", "_mean"})  # the helpers _EAGER_CUDA defines
+_CPU_ROUND = """
+
+@triton.jit
+def _cpu_round(v, DT: tl.constexpr, EAGER_CUDA: tl.constexpr):
+    # a step eager's CPU kernel computes in the input's dtype (its CUDA one: in float32)
+    if EAGER_CUDA:
+        return v
+    else:
+        return _round(v, DT)
+"""
 _LITERAL_GUARDS = "Guards in the wrapper reject shapes outside those the kernel was generated for."
 _GENERIC_GUARDS = """A generic rule: the literals FREE_LITERALS names match any value of their kind (bound at
 match time, docs/passes.md#free-literals) and reach the kernel at run time; guards in the
@@ -190,8 +201,10 @@ def module_source(
                          imports=_IMPORTS + (_PLANS if planned else ""))  # fmt: skip
     if any(kern.dots for kern in kernels):
         out = out.rstrip("\n") + "\n" + _DOT + "\n\n"
-    if any(kern.eager_cuda for kern in kernels):
+    if any(kern.helpers & _EAGER_CUDA_BLOCK for kern in kernels):
         out = out.rstrip("\n") + "\n" + _EAGER_CUDA + "\n\n"
+    if any("_cpu_round" in kern.helpers for kern in kernels):
+        out = out.rstrip("\n") + "\n" + _CPU_ROUND + "\n\n"
     ins: list[Expr] = [Tensor(j) for j in range(n_inputs)]
     if free:
         entries = "".join(f'    "{f.keyword}": "{f.designator}",\n' for f in free)

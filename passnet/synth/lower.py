@@ -51,7 +51,9 @@ from passnet.synth.shapes import (
 from passnet.synth.stmts import Let, Phase, Store
 
 Map = tuple[Expr, ...]
-EAGER_CUDA_HELPERS = frozenset({"_stat", "_mix", "_mean"})  # module helpers taking EAGER_CUDA
+EAGER_CUDA_HELPERS = frozenset(
+    {"_stat", "_mix", "_mean", "_cpu_round"}
+)  # module helpers taking EAGER_CUDA
 
 
 class Builder:

@@ -75,9 +75,22 @@ def call_source(node: Node, names: dict[Node, str]) -> str:
     if node.op == "call_method":
         return f"{args[0]}.{target}({', '.join(args[1:] + kwargs)})"
     name = canonical_name(node)
+    if name.startswith("torch._"):
+        name = public_name(node.target) or name
     if not name.startswith("torch.") or name.startswith("torch._"):
         raise ValueError(f"cannot name {name} in a pattern")
     return f"{name}({', '.join(args + kwargs)})"
+
+
+def public_name(target: Any) -> str | None:
+    """The documented name of a builtin that Dynamo records by its private one
+    (``torch._C._special.special_logit`` is ``torch.special.logit``), or None."""
+    name = getattr(target, "__name__", "")
+    for home in (torch.special, torch.nn.functional, torch.linalg, torch):
+        for attr in (name, name.removeprefix("special_"), name.removeprefix("linalg_")):
+            if attr and not attr.startswith("_") and getattr(home, attr, None) is target:
+                return f"{home.__name__}.{attr}"
+    return None
 
 
 def pattern_source(nodes: list[Node], inputs: list[Node], outputs: list[Node]) -> str:

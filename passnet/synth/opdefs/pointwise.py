@@ -323,6 +323,43 @@ class Gelu(Pointwise):
 
 
 @register
+class Logit(Pointwise):
+    """``logit(x, eps)``: ``log(z / (1 - z))``, ``z`` being ``x`` clamped to ``[eps, 1 - eps]``
+    where ``eps`` is given (NaN stays NaN). Eager's CUDA kernel keeps the bounds and every step
+    in float32; its CPU kernel rounds the bounds, ``1 - z`` and the quotient to the input's dtype
+    (``_cpu_round``, by ``EAGER_CUDA``)."""
+
+    name = "logit"
+    targets = ("torch.logit", "Tensor.logit", "torch.special.logit",
+               "torch._C._special.special_logit")  # fmt: skip
+
+    def bind(self, key: str, node: Node, rank: int) -> Op | str | None:
+        b = bind(node, ["input", "eps"], {"eps": None})
+        if b is None or not isinstance(b["input"], Node):
+            return "logit with unexpected arguments"
+        eps = b["eps"]
+        if eps is not None and not number(eps):
+            return "logit with a non-number eps"
+        return self.op([b["input"]], {"eps": None if eps is None or eps < 0 else float(eps)})
+
+    def apply(self, b: Builder, op: Op, args: list[Expr]) -> Expr:
+        dt = b.shapes.dtypes[op.args[0]]
+        if dt.index is not None:
+            b.pointers.add(dt.index)
+        z, eps, cuda = args[0], op.attrs["eps"], b.eager_cuda
+
+        def rounded(v: Expr) -> Expr:
+            return b.let(b.helper("_cpu_round", v, dt.triton(), cuda))
+
+        if eps is not None:  # a constant shaped like z, with no arithmetic on z (inf stays)
+            lo = rounded(b.let(where(cmp("==", z, z), eps, eps)))
+            hi = rounded(b.let(1.0 - lo))
+            z = b.let(where(cmp("<", z, lo), lo, where(cmp(">", z, hi), hi, z)))
+        ratio = rounded(b.let(call("tl.math.div_rn", z, rounded(b.let(1.0 - z)))))
+        return b.let(call("tl.log", ratio))
+
+
+@register
 class Clamp(Pointwise):
     """clamp / clip with number bounds, hardtanh and relu6 (clamps to literals); NaN in,
     NaN out."""
