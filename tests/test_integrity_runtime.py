@@ -37,6 +37,7 @@ from passnet.integrity.policy import check_pass_dir
 CAUGHT: dict[str, tuple[Status, set[str]]] = {
     "stale_same_tensor": (Status.REJECTED, {"output-reused"}),
     "stale_values": (Status.REJECTED, {"stale-output"}),
+    "drift_then_stale": (Status.REJECTED, {"stale-output"}),
     "data_ptr_cache": (Status.REJECTED, {"output-reused"}),
     "inplace_alias": (Status.REJECTED, {"output-aliasing", "input-mutated"}),
     "input_scratch": (Status.REJECTED, {"input-mutated"}),
