@@ -430,3 +430,36 @@ def test_logit_clamps_and_rounds_as_eager(tmp_path: Path, eps: float | None,
     cmp = compare_outputs([out], [want])
     assert cmp.tightest_passing_t is not None and cmp.tightest_passing_t <= STRICT_T, cmp
     assert torch.equal(out.isinf(), want.isinf()) and torch.equal(out.isnan(), want.isnan())
+
+
+class ReluAvgPool(torch.nn.Module):
+    """Inception's pooled branch: an average over padded windows of a fused activation."""
+
+    def __init__(self, kernel: int, stride: int, padding: int, include_pad: bool) -> None:
+        super().__init__()
+        self.args = (kernel, stride, padding, False, include_pad)
+
+    def forward(self, x: torch.Tensor, r: torch.Tensor) -> torch.Tensor:
+        return F.avg_pool2d(torch.relu(x + r), *self.args)
+
+
+@pytest.mark.skipif(not INTERPRETED, reason="runs Triton kernels in process: TRITON_INTERPRET=1")
+@pytest.mark.parametrize(("window", "include_pad"), [((3, 2, 1), True), ((3, 1, 1), False),
+                                                     ((2, 2, 0), True)])  # fmt: skip
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_avg_pool2d_sums_the_window_in_eagers_order(tmp_path: Path, window: tuple,
+                                                    include_pad: bool, dtype: torch.dtype) -> None:  # fmt: skip
+    """``avg_pool2d``: the window's taps in bounds summed from 0 in eager's order, divided by
+    the window's size (or by the taps in bounds), rounded once: bit-exact against eager, NaN
+    propagated; ``ceil_mode`` stays unsupported, with that reason."""
+    g = torch.Generator().manual_seed(0)
+    x, r = (torch.randn(2, 3, 9, 11, generator=g).to(dtype) for _ in range(2))
+    x[1, 2, 4, 5] = float("nan")
+    ops, out, want = fused(tmp_path, ReluAvgPool(*window, include_pad), [x, r])
+    assert ops == ["add", "relu", "avg_pool2d", "->", "1"]
+    assert out.isnan().sum() >= 1
+    torch.testing.assert_close(out, want, rtol=0, atol=0, equal_nan=True)
+    pool = next(n for n in trace_graph(ReluAvgPool(*window, include_pad), [x, r]).gm.graph.nodes
+                if n.target is F.avg_pool2d)  # fmt: skip
+    pool.kwargs = {"ceil_mode": True}
+    assert classify(pool, lambda n: 4).startswith("avg_pool2d with ceil_mode")

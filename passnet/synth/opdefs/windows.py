@@ -1,4 +1,4 @@
-"""Ops that read several input positions per output: max pooling and bilinear resizing.
+"""Ops that read several input positions per output: max and average pooling, bilinear resizing.
 
 Each output element computes its window's (or its four neighbours') input coordinates from
 its own, clamps them into bounds so every load stays in bounds, and asks the builder for the
@@ -55,8 +55,38 @@ class Window(OpDef):
                 raise Unfusable(f"{op.name} of a value {b.ops[n].name} computed in the same kernel")
 
 
+class Pool2d(Window):
+    """A window over the last two dims of [N, C, H, W] (or [C, H, W]): the output's size."""
+
+    def shape(self, shapes: Shapes, node: Node, op: Op) -> list[Dim]:
+        x = operand_dims(shapes, op)
+        return x[:-2] + [self.pooled(x[-2 + i], op, i, shapes.n) for i in range(2)]
+
+    def pooled(self, size: Dim, op: Op, i: int, n: int) -> Dim:
+        """A pooled dim's size, as ATen's ``pooling_output_shape`` computes it."""
+        k, s = op.attrs["kernel"][i], op.attrs["stride"][i]
+        p, d, ceil = op.attrs["padding"][i], op.attrs["dilation"][i], op.attrs["ceil_mode"]
+        extra = 2 * p - d * (k - 1) - 1 + (s - 1 if ceil else 0)
+
+        def out(v: int) -> int:
+            o = (v + extra) // s + 1
+            return o - 1 if ceil and (o - 1) * s >= v + p else o
+
+        vals = tuple(out(v) for v in size.vals)
+        if any(v < 1 for v in vals):
+            raise Unfusable(f"{op.name}'s window is larger than its padded input")
+        if size.literal is not None:
+            return lit(vals[0], n)
+        x = size.expr if atomic(size.expr) else Paren(size.expr)
+        o = Paren(BinOp("+", BinOp("//", BinOp("+", x, Int(extra)), Int(s)), Int(1)))
+        if not ceil:
+            return Dim(o, vals)
+        overhang = cmp(">=", BinOp("*", BinOp("-", o, Int(1)), Int(s)), BinOp("+", x, Int(p)))
+        return Dim(Paren(BinOp("-", o, overhang)), vals)
+
+
 @register
-class MaxPool2d(Window):
+class MaxPool2d(Pool2d):
     """A max over each window of the last two dims, padding never chosen (eager pads with
     -inf): exact in every dtype, so the window's values are simply compared."""
 
@@ -75,32 +105,6 @@ class MaxPool2d(Window):
             return "max_pool2d with window arguments other than ints"
         return self.op([b["input"]], {"kernel": k, "stride": s, "padding": p, "dilation": d,
                                       "ceil_mode": bool(b["ceil_mode"])})  # fmt: skip
-
-    def shape(self, shapes: Shapes, node: Node, op: Op) -> list[Dim]:
-        x = operand_dims(shapes, op)
-        return x[:-2] + [self.pooled(x[-2 + i], op, i, shapes.n) for i in range(2)]
-
-    def pooled(self, size: Dim, op: Op, i: int, n: int) -> Dim:
-        """A pooled dim's size, as ATen's ``pooling_output_shape`` computes it."""
-        k, s = op.attrs["kernel"][i], op.attrs["stride"][i]
-        p, d, ceil = op.attrs["padding"][i], op.attrs["dilation"][i], op.attrs["ceil_mode"]
-        extra = 2 * p - d * (k - 1) - 1 + (s - 1 if ceil else 0)
-
-        def out(v: int) -> int:
-            o = (v + extra) // s + 1
-            return o - 1 if ceil and (o - 1) * s >= v + p else o
-
-        vals = tuple(out(v) for v in size.vals)
-        if any(v < 1 for v in vals):
-            raise Unfusable("max_pool2d's window is larger than its padded input")
-        if size.literal is not None:
-            return lit(vals[0], n)
-        x = size.expr if atomic(size.expr) else Paren(size.expr)
-        o = Paren(BinOp("+", BinOp("//", BinOp("+", x, Int(extra)), Int(s)), Int(1)))
-        if not ceil:
-            return Dim(o, vals)
-        overhang = cmp(">=", BinOp("*", BinOp("-", o, Int(1)), Int(s)), BinOp("+", x, Int(p)))
-        return Dim(Paren(BinOp("-", o, overhang)), vals)
 
     def lower(self, b: Builder, node: Node, op: Op, m: Map) -> Expr:
         """The max of the window at ``m``'s last two coordinates: each tap's input coordinate
@@ -128,6 +132,62 @@ class MaxPool2d(Window):
                 v = b.let(where(h_in & w_in, v, Const("float('-inf')")))
                 out = v if out is None else b.let(call("tl.maximum", out, v, propagate_nan=NAN))
         return out  # type: ignore[return-value]
+
+
+@register
+class AvgPool2d(Pool2d):
+    """The mean of each window of the last two dims (``ceil_mode=False``, no
+    ``divisor_override``): the taps in bounds summed in float32 from 0 in eager's order (rows,
+    then columns), divided by ``kh * kw`` (``count_include_pad``) or by the taps in bounds, and
+    rounded to the dtype, as eager's CPU and CUDA kernels compute it."""
+
+    name, targets = "avg_pool2d", (F + "avg_pool2d", "torch._C._nn.avg_pool2d")
+
+    def bind(self, key: str, node: Node, rank: int) -> Op | str | None:
+        b = bind(node, ["input", "kernel_size", "stride", "padding", "ceil_mode",
+                        "count_include_pad", "divisor_override"],
+                 {"stride": None, "padding": 0, "ceil_mode": False, "count_include_pad": True,
+                  "divisor_override": None})  # fmt: skip
+        if b is None or rank not in (3, 4) or b["ceil_mode"] or b["divisor_override"] is not None:
+            return "avg_pool2d with ceil_mode, a divisor or of another rank than [N, C, H, W]"
+        k, p = _pair(b["kernel_size"]), _pair(b["padding"])
+        s = k if b["stride"] in (None, [], ()) else _pair(b["stride"])
+        if k is None or s is None or p is None or min(*k, *s) < 1 or min(p) < 0:
+            return "avg_pool2d with window arguments other than ints"
+        return self.op([b["input"]], {"kernel": k, "stride": s, "padding": p, "dilation": (1, 1),
+                                      "ceil_mode": False,
+                                      "include_pad": bool(b["count_include_pad"])})  # fmt: skip
+
+    def lower(self, b: Builder, node: Node, op: Op, m: Map) -> Expr:
+        self.single(b, op)
+        x = op.args[0]
+        dims = b.shapes.dims[x]
+        taps: list[list[tuple[Expr, Expr]]] = []
+        for i in range(2):
+            k, s, p = op.attrs["kernel"][i], op.attrs["stride"][i], op.attrs["padding"][i]
+            size, c = b.dim(dims[-2 + i]), m[-2 + i]
+            base = b.let(c * s - p)
+            taps.append([])
+            for t in range(k):
+                at = b.let(base + t) if t else base
+                inside = cmp(">=", at, 0) & cmp("<", at, size)
+                clamped = b.let(call("tl.minimum", call("tl.maximum", at, 0), size - 1))
+                taps[i].append((clamped, inside))
+        total: Expr | None = None
+        count: Expr | None = None
+        for h, h_in in taps[0]:
+            for w, w_in in taps[1]:
+                both = b.let(h_in & w_in)
+                v = b.value(x, (*m[:-2], h, w))
+                v = b.let(where(both, v, 0.0))
+                total = b.let((0.0 + v) if total is None else total + v)
+                one = b.let(where(both, 1.0, 0.0))
+                count = one if count is None else b.let(count + one)
+        assert total is not None and count is not None
+        kh, kw = op.attrs["kernel"]
+        if op.attrs["include_pad"]:
+            count = b.let(where(cmp("==", total, total), float(kh * kw), float(kh * kw)))
+        return b.round(b.let(call("tl.math.div_rn", total, count)), node)
 
 
 @register
