@@ -211,9 +211,14 @@ class Interpolate(Window):
 
     def shape(self, shapes: Shapes, node: Node, op: Op) -> list[Dim]:
         x = operand_dims(shapes, op)
-        if all(x[-2 + i].vals == (op.attrs["size"][i],) * shapes.n for i in range(2)):
-            raise Unfusable("interpolate to the input's own size (eager copies)")
         return x[:-2] + [lit(v, shapes.n) for v in op.attrs["size"]]
+
+    @staticmethod
+    def same_size(b: Builder, op: Op) -> bool:
+        """Every variant's input already has the size asked for: eager's CUDA kernel copies
+        it (its CPU kernel weighs the taps 1 and 0: the same value unless one is infinite)."""
+        dims = b.shapes.dims[op.args[0]]
+        return all(dims[-2 + i].vals == (op.attrs["size"][i],) * b.shapes.n for i in range(2))
 
     def lower(self, b: Builder, node: Node, op: Op, m: Map) -> Expr:
         """Bilinear resizing at ``m`` as eager's upsample_bilinear2d computes it, in float32:
@@ -221,9 +226,11 @@ class Interpolate(Window):
         0.5) - 0.5, 0)`` with ``scale`` an IEEE float32 quotient of the sizes, the lower tap
         its truncation, the upper one the next (or itself at the edge), then
         ``l0h * (l0w * a + l1w * b) + l1h * (l0w * c + l1w * d)``, contracted on CUDA as
-        nvcc contracts eager's kernel (``_mix``)."""
-        self.single(b, op)
+        nvcc contracts eager's kernel (``_mix``). To the input's own size, the input's value."""
         x, corners = op.args[0], op.attrs["align_corners"]
+        if self.same_size(b, op):
+            return b.value(x, m)
+        self.single(b, op)
         dims = b.shapes.dims[x]
         cuda = b.eager_cuda
         axes = []
