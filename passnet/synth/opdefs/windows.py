@@ -84,6 +84,24 @@ class Pool2d(Window):
         overhang = cmp(">=", BinOp("*", BinOp("-", o, Int(1)), Int(s)), BinOp("+", x, Int(p)))
         return Dim(Paren(BinOp("-", o, overhang)), vals)
 
+    def taps(self, b: Builder, op: Op, m: Map) -> list[list[tuple[Expr, Expr]]]:
+        """Per pooled axis, each tap of the window at ``m``: its input coordinate clamped into
+        bounds (every load stays in bounds) and whether it lies inside (not in the padding)."""
+        dims = b.shapes.dims[op.args[0]]
+        taps: list[list[tuple[Expr, Expr]]] = []
+        for i in range(2):
+            k, s = op.attrs["kernel"][i], op.attrs["stride"][i]
+            p, d = op.attrs["padding"][i], op.attrs["dilation"][i]
+            size, c = b.dim(dims[-2 + i]), m[-2 + i]
+            base = b.let(c * s - p)
+            taps.append([])
+            for t in range(k):
+                at = b.let(base + t * d) if t * d else base
+                inside = cmp(">=", at, 0) & cmp("<", at, size)
+                clamped = b.let(call("tl.minimum", call("tl.maximum", at, 0), size - 1))
+                taps[i].append((clamped, inside))
+        return taps
+
 
 @register
 class MaxPool2d(Pool2d):
@@ -111,20 +129,7 @@ class MaxPool2d(Pool2d):
         clamped into bounds (every load stays in bounds) and a tap in the padding replaced by
         -inf, as eager pads; NaN wins, as in eager's kernel. Max picks a value: no rounding."""
         self.single(b, op)
-        x = op.args[0]
-        dims = b.shapes.dims[x]
-        taps: list[list[tuple[Expr, Expr]]] = []
-        for i in range(2):
-            k, s = op.attrs["kernel"][i], op.attrs["stride"][i]
-            p, d = op.attrs["padding"][i], op.attrs["dilation"][i]
-            size, c = b.dim(dims[-2 + i]), m[-2 + i]
-            base = b.let(c * s - p)
-            taps.append([])
-            for t in range(k):
-                at = b.let(base + t * d) if t * d else base
-                inside = cmp(">=", at, 0) & cmp("<", at, size)
-                clamped = b.let(call("tl.minimum", call("tl.maximum", at, 0), size - 1))
-                taps[i].append((clamped, inside))
+        x, taps = op.args[0], self.taps(b, op, m)
         out: Expr | None = None
         for h, h_in in taps[0]:
             for w, w_in in taps[1]:
@@ -160,19 +165,7 @@ class AvgPool2d(Pool2d):
 
     def lower(self, b: Builder, node: Node, op: Op, m: Map) -> Expr:
         self.single(b, op)
-        x = op.args[0]
-        dims = b.shapes.dims[x]
-        taps: list[list[tuple[Expr, Expr]]] = []
-        for i in range(2):
-            k, s, p = op.attrs["kernel"][i], op.attrs["stride"][i], op.attrs["padding"][i]
-            size, c = b.dim(dims[-2 + i]), m[-2 + i]
-            base = b.let(c * s - p)
-            taps.append([])
-            for t in range(k):
-                at = b.let(base + t) if t else base
-                inside = cmp(">=", at, 0) & cmp("<", at, size)
-                clamped = b.let(call("tl.minimum", call("tl.maximum", at, 0), size - 1))
-                taps[i].append((clamped, inside))
+        x, taps = op.args[0], self.taps(b, op, m)
         total: Expr | None = None
         count: Expr | None = None
         for h, h_in in taps[0]:
