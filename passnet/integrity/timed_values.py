@@ -32,6 +32,7 @@ from collections.abc import Callable
 from typing import Any
 
 import torch
+from torch.utils._pytree import tree_map
 
 from passnet.core.tolerance import tolerance
 from passnet.core.trees import leaves
@@ -104,15 +105,12 @@ def copy_shared(obj: Any, shared: frozenset[int]) -> Any:
     in-place result) replaced by a copy, so that it can be held past the next call's fresh
     values; the rest as it is. The copy is one device copy per such tensor, queued after the
     call: no comparison, no synchronisation between two timed calls."""
-    if isinstance(obj, (tuple, list)):
-        items = [copy_shared(x, shared) for x in obj]
-        return items if isinstance(obj, list) else tuple(items)
-    if isinstance(obj, dict):
-        return {k: copy_shared(v, shared) for k, v in obj.items()}
-    if storage_key(obj) in shared:
-        with torch.no_grad():
-            return obj.detach().clone()
-    return obj
+
+    def copy(leaf: Any) -> Any:
+        return leaf.detach().clone() if storage_key(leaf) in shared else leaf
+
+    with torch.no_grad():
+        return tree_map(copy, obj)
 
 
 def _alias(t: torch.Tensor) -> torch.Tensor:
