@@ -33,6 +33,7 @@ from passnet.synth.ir import (
     method,
 )
 from passnet.synth.kernel import Kernel
+from passnet.synth.lower import EAGER_CUDA_HELPERS
 from passnet.synth.pattern import literal
 from passnet.synth.stmts import Assign, FunctionDef, If, Raise, Return, Stmt
 from passnet.synth.wrapper import Param, Tuning, Wrapper, inputs, tuple_of, wrapper
@@ -113,7 +114,7 @@ def _mean(total, n, EAGER_CUDA: tl.constexpr):
     else:
         return total / n
 """
-_EAGER_CUDA_BLOCK = frozenset({"_stat", "_mix", "_mean"})  # the helpers _EAGER_CUDA defines
+_EAGER_CUDA_BLOCK = EAGER_CUDA_HELPERS - {"_cpu_round"}  # the helpers _EAGER_CUDA defines
 _CPU_ROUND = """
 
 @triton.jit

@@ -12,7 +12,7 @@ from torch.fx import Node
 
 from passnet.synth.ir import BinOp, Bound, Const, Expr, Int, List, Reduce, call, cmp, where
 from passnet.synth.op_model import F, Op, Reduction, bind
-from passnet.synth.opdefs.pointwise import NAN, ones
+from passnet.synth.opdefs.pointwise import NAN, filled
 from passnet.synth.opdefs.reductions import one_dim
 from passnet.synth.registry import OpDef, operand_dims, register
 from passnet.synth.shapes import Dim, DType, Shapes, Unfusable, lit
@@ -283,7 +283,7 @@ class BatchNorm(FreeEps):
             raise Unfusable("batch_norm without running statistics")
         v = b.value(x, m)
         eps = b.constant(node, "eps", op.attrs["eps"])
-        inv = b.let(call("tl.math.div_rn", ones(b, var), call("tl.math.sqrt_rn", var + eps)))
+        inv = b.let(call("tl.math.div_rn", filled(b, var), call("tl.math.sqrt_rn", var + eps)))
         return b.round(affine(b, b.let(v - mean), inv, weight, bias), node)
 
 

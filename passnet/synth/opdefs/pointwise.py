@@ -149,11 +149,11 @@ def tanh(b: Builder, a: Expr) -> Expr:
     return b.let(where(cmp("<", a, 0.0), -t, t))
 
 
-def ones(b: Builder, like: Expr) -> Expr:
-    """1.0 in the shape of ``like`` (``div_rn`` wants tensors), without arithmetic on it:
+def filled(b: Builder, like: Expr, value: float = 1.0) -> Expr:
+    """``value`` in the shape of ``like`` (``div_rn`` wants tensors), without arithmetic on it:
     ``1.0 + 0.0 * like`` is NaN where ``like`` is infinite (a float16 running_var beyond
     65504 made a batch norm NaN where eager gives the bias; sigmoid(inf) NaN, not 1)."""
-    return b.let(where(cmp("==", like, like), 1.0, 1.0))
+    return b.let(where(cmp("==", like, like), value, value))
 
 
 @register
@@ -195,7 +195,7 @@ class Sigmoid(Unary):
     name, targets = "sigmoid", ("torch.sigmoid", "Tensor.sigmoid", F + "sigmoid")
 
     def emit(self, b: Builder, a: Expr) -> Expr:
-        return b.let(call("tl.math.div_rn", ones(b, a), 1.0 + call("tl.exp", -a)))
+        return b.let(call("tl.math.div_rn", filled(b, a), 1.0 + call("tl.exp", -a)))
 
 
 @register
@@ -351,8 +351,8 @@ class Logit(Pointwise):
         def rounded(v: Expr) -> Expr:
             return b.let(b.helper("_cpu_round", v, dt.triton(), cuda))
 
-        if eps is not None:  # a constant shaped like z, with no arithmetic on z (inf stays)
-            lo = rounded(b.let(where(cmp("==", z, z), eps, eps)))
+        if eps is not None:
+            lo = rounded(filled(b, z, eps))
             hi = rounded(b.let(1.0 - lo))
             z = b.let(where(cmp("<", z, lo), lo, where(cmp(">", z, hi), hi, z)))
         ratio = rounded(b.let(call("tl.math.div_rn", z, rounded(b.let(1.0 - z)))))

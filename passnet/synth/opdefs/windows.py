@@ -25,7 +25,7 @@ from passnet.synth.ir import (
     where,
 )
 from passnet.synth.op_model import F, Op, bind
-from passnet.synth.opdefs.pointwise import NAN
+from passnet.synth.opdefs.pointwise import NAN, filled
 from passnet.synth.registry import OpDef, operand_dims, register
 from passnet.synth.shapes import Dim, Shapes, Unfusable, lit
 
@@ -179,7 +179,7 @@ class AvgPool2d(Pool2d):
         assert total is not None and count is not None
         kh, kw = op.attrs["kernel"]
         if op.attrs["include_pad"]:
-            count = b.let(where(cmp("==", total, total), float(kh * kw), float(kh * kw)))
+            count = filled(b, total, float(kh * kw))
         return b.round(b.let(call("tl.math.div_rn", total, count)), node)
 
 
