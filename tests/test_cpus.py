@@ -21,6 +21,39 @@ def test_timing_cores_are_kept_apart_from_every_slot(monkeypatch: pytest.MonkeyP
     assert cpus.split_cpus(15, devices=1, reserve=2) is None  # too few cores to keep two
 
 
+def test_one_evaluation_keeps_timing_cores_from_its_preparing_workers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``passnet eval`` / ``serve`` on a GPU: the timing worker's cores, and every preparing
+    worker pinned to the rest (one set, so they share one kind of spare worker)."""
+    from passnet.core.results import CandidateSpec, Status, VariantResult
+    from passnet.evaluation import evaluator
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(16)))
+    assert cpus.timing_reserve() == ([0, 1], set(range(2, 16)))
+    pinned, asked = [], []
+    monkeypatch.setattr(cpus, "pin_thread", lambda cores: pinned.append(cores))
+
+    def fake(variant, candidate, **kw):  # noqa: ANN001, ANN003 - the worker's stand-in
+        asked.append(kw["timing_cpus"])
+        return VariantResult(graph=variant.graph, dtype=variant.dtype, status=Status.NO_MATCH)
+
+    monkeypatch.setattr(evaluator, "evaluate_variant", fake)
+    on_cpu = evaluator.environment("cpu")
+    monkeypatch.setattr(evaluator, "environment", lambda device: on_cpu)
+    task = "examples/tasks/bert_add_layer_norm"
+    spec = CandidateSpec(kind="eager")
+    evaluator.evaluate_task(task, spec, device="cuda", prepare_ahead=3)
+    assert asked and all(a == [0, 1] for a in asked)
+    assert pinned and all(p == set(range(2, 16)) for p in pinned)
+    pinned.clear()
+    asked.clear()
+    evaluator.evaluate_task(task, spec, device="cuda", prepare_ahead=1)  # one worker: no split
+    assert all(a is None for a in asked) and all(not p for p in pinned)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2})
+    assert cpus.timing_reserve() is None  # too few cores to keep two
+
+
 def test_a_timing_worker_moves_every_thread_and_moves_back() -> None:
     mine = os.sched_getaffinity(0)
     if len(mine) < 2:

@@ -128,7 +128,9 @@ def test_numerically_wrong_pass(bert_task: Task) -> None:
         assert v.error_class == ErrorClass.ACCURACY
         assert v.matches == {"WrongAddLayerNorm": 1}
         assert v.comparison is not None and v.comparison.max_abs_diff > 1
-        assert list(v.phase_seconds) == ["setup", "build", "first_call", "failed"]  # wrong values
+        # wrong values; "wait" where another process's timing held the device's lock
+        phases = [p for p in v.phase_seconds if p != "wait"]
+        assert phases == ["setup", "build", "first_call", "failed"]
     # accuracy failures are forgiven from t = 1 on: the SPEC anchor of ~0.147
     assert result.scores.AS == pytest.approx(0.147, abs=5e-4)
     assert not result.task_correct

@@ -112,8 +112,7 @@ def test_slots_pin_their_workers_to_disjoint_cpus():
     import os
     import threading
 
-    from passnet.evaluation.cpus import split_cpus
-    from passnet.runner.pool import _pin_thread
+    from passnet.evaluation.cpus import pin_thread, split_cpus
 
     cpus = sorted(os.sched_getaffinity(0))
     assert split_cpus(1, reserve=0) is None and split_cpus(len(cpus) + 1, reserve=0) is None
@@ -124,7 +123,7 @@ def test_slots_pin_their_workers_to_disjoint_cpus():
     seen = {}
 
     def slot() -> None:  # what a pool thread does before spawning workers
-        _pin_thread(sets[1])
+        pin_thread(sets[1])
         code = "import os; print(sorted(os.sched_getaffinity(0)))"
         seen["child"] = subprocess.run(
             [sys.executable, "-c", code], capture_output=True, text=True

@@ -39,6 +39,28 @@ def split_cpus(n: int, devices: int = 1, reserve: int = TIMING_CORES
     return timing, sets
 
 
+def timing_reserve(reserve: int = TIMING_CORES) -> tuple[list[int], set[int]] | None:
+    """One evaluation's split of this process's CPUs: ``reserve`` cores for the worker that
+    times and the rest shared by the workers that prepare (one set for all, so they share
+    one kind of spare worker); None where fewer than ``reserve + 2`` cores are allowed."""
+    split = split_cpus(2, 1, reserve)
+    if split is None:
+        return None
+    timing, sets = split
+    return sorted(timing[0]), set().union(*sets)
+
+
+def pin_thread(cpus: set[int] | None) -> None:
+    """Pin the calling thread (Linux: affinity is per thread, and a worker takes the affinity
+    of the thread that asked for it: ``passnet.evaluation.sandbox.PoolKey``), so the
+    workers it starts stay on those cores; None or empty: nothing."""
+    if cpus:
+        try:
+            os.sched_setaffinity(0, cpus)
+        except OSError:
+            pass
+
+
 def move_process(cpus: Iterable[int]) -> dict[int, set[int]]:
     """Pin every thread of this process to ``cpus`` (Linux affinity is per thread); returns
     each thread's previous set, for ``restore``. Threads that end meanwhile are skipped."""

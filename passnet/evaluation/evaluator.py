@@ -31,7 +31,7 @@ from passnet.core.results import (
 )
 from passnet.dataset.suite import SuiteError, folder_digest
 from passnet.dataset.task import Task, Variant, load_task
-from passnet.evaluation import device_lock
+from passnet.evaluation import cpus, device_lock
 from passnet.evaluation.candidates import kind_of
 from passnet.evaluation.compile_cache import pass_cache_dir
 from passnet.evaluation.isolation import default_memory_limit
@@ -261,6 +261,11 @@ def evaluate_task(
     t0 = time.perf_counter()
     results: list[VariantResult] = []
 
+    # Several workers on a GPU: the one that times moves onto cores the others never use
+    # (passnet.evaluation.cpus), as in a suite run's pool.
+    split = cpus.timing_reserve() if device.startswith("cuda") and prepare_ahead > 1 else None
+    timing_cpus, preparing = split if split is not None else (None, None)
+
     def one(variant: Variant) -> VariantResult:
         return evaluate_variant(
             variant,
@@ -270,9 +275,13 @@ def evaluate_task(
             with_inductor=with_inductor,
             memory_limit=memory_limit,
             isolate_network=isolate_network,
+            timing_cpus=timing_cpus,
         )
 
-    with spare_workers(prepare_ahead), ThreadPoolExecutor(max_workers=prepare_ahead) as pool:
+    threads = ThreadPoolExecutor(
+        max_workers=prepare_ahead, initializer=cpus.pin_thread, initargs=(preparing,)
+    )
+    with spare_workers(prepare_ahead), threads as pool:
         for variant, vr in zip(task.variants, pool.map(one, task.variants), strict=True):
             results.append(vr)
             if on_variant:

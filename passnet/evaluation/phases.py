@@ -268,7 +268,7 @@ class VariantRun:
         req = self.req
         for k in range(2 + max(0, self.params.fresh_trials)):
             seed = (req.seed, req.recheck_seed)[k] if k < 2 else secrets.randbits(31)
-            if k == 0:  # the first call compiles (Triton, Inductor): not under the device lock
+            if k == 0:  # the first call compiles (Triton, Inductor): the lock after it
                 self.trial(k, self.cand_inputs)
                 continue
             with self.holds.preparing():
@@ -288,7 +288,14 @@ class VariantRun:
             raise Failed(status, f"{short_error(exc)}{error_site(exc)}{where}") from exc
         if k == 0:  # the candidate's first call: Triton's or a compiler's compile happens here
             self.phase("first_call")
-        if k == 0 and dynamo:
+        with self.holds.preparing():  # after a compile: device work (trials k > 0 hold it)
+            self.check_trial(k, out, pristine, mutated, inputs)
+
+    def check_trial(self, k: int, out: Any, pristine: list, mutated: set[int],
+                    inputs: list) -> None:  # fmt: skip
+        """A trial's candidate outputs judged against the reference's, run on ``pristine``."""
+        where = "" if k == 0 else f" on fresh inputs (trial {k + 1})"
+        if k == 0 and self.params.call_path == "dynamo":
             self.result.matches = self.built.matches
             if self.kind.runs_pass_code and sum(self.built.matches.values()) == 0:
                 raise Failed(Status.NO_MATCH, "no pass matched the Dynamo graph")

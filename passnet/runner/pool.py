@@ -11,26 +11,15 @@ a device. ``--jobs N`` on CPU adds slots; their timings take turns on the host-w
 
 from __future__ import annotations
 
-import os
 import queue
 import threading
 from collections.abc import Iterator
 
 from passnet.core.results import Environment, Parameters
-from passnet.evaluation.cpus import TIMING_CORES, split_cpus
+from passnet.evaluation.cpus import TIMING_CORES, pin_thread, split_cpus
 from passnet.evaluation.devices import ExecutorError, device_slots
 from passnet.evaluation.evaluator import environment, evaluate_variant, host_workers
 from passnet.runner.bench import Outcome, WorkItem
-
-
-def _pin_thread(cpus: set[int] | None) -> None:
-    """Pin the calling thread (Linux: affinity is per thread, and a child process forked
-    from it inherits it), so the workers this slot spawns stay on their own cores."""
-    if cpus:
-        try:
-            os.sched_setaffinity(0, cpus)
-        except OSError:
-            pass
 
 
 def default_prepare_ahead(devices: list[str]) -> int:
@@ -97,7 +86,7 @@ class LocalPool:
         stop = threading.Event()
 
         def work(index: int, slot: str) -> None:
-            _pin_thread(self.cpus[index] if self.cpus else None)
+            pin_thread(self.cpus[index] if self.cpus else None)
             while not stop.is_set():
                 try:
                     item = todo.get_nowait()
