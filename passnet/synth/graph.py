@@ -183,6 +183,8 @@ def make_group(traced: Traced, nodes: list[Node]) -> Group | str:
                 todo.append(a)
     if live != inside:
         return "part of it is never used"
+    if split := next((o for o in outputs if _split(traced.ops, o)), None):
+        return f"a piece of the split '{split.name}' is computed outside the group"
     if (shared := shared_outputs(outputs, inside, traced.ops)) is not None:
         return shared
     writes: dict[Node, Node] = {}
@@ -304,14 +306,22 @@ def _work(ops: dict[Node, Op | str], nodes: Iterable[Node]) -> int:
     return sum(op.work for n in nodes if isinstance(op := ops[n], Op))
 
 
+def _split(ops: dict[Node, Op | str], node: object) -> bool:
+    """Whether ``node`` is a split (chunk): a tuple of pieces, no tensor a kernel can make."""
+    op = ops.get(node) if isinstance(node, Node) else None
+    return isinstance(op, Op) and op.defn.parts
+
+
 def _trim(run: list[Node], ops: dict[Node, Op | str]) -> list[Node]:
     """Without the views (and eval dropouts) whose users are all outside: eager runs those
-    as views of the group's outputs or inputs anyway, and a kernel would have to copy them."""
+    as views of the group's outputs or inputs anyway, and a kernel would have to copy them.
+    A piece of a split stays with the split (``opdefs/splits.py``)."""
     out = list(run)
     while True:
         inside = set(out)
         drop = next((n for n in reversed(out) if ops[n].view  # type: ignore[union-attr]
-                     and not any(u in inside for u in n.users)), None)  # fmt: skip
+                     and not any(u in inside for u in n.users)
+                     and not (n.args and _split(ops, n.args[0]))), None)  # fmt: skip
         if drop is None:
             return out
         out.remove(drop)
@@ -370,6 +380,10 @@ def analyse(groups: list[Group], free: list[Free] | tuple[()] = (),
     idx = index_nodes(g0.nodes, g0.traced.ops, g0.outputs, _holds_int_result)
     for i, node in enumerate(g0.nodes):
         op = ops[node]
+        if op.defn.parts:  # a split's tuple: nothing reads it, its pieces read its operand
+            shapes.dims[node] = op.defn.shape(shapes, node, op)
+            shapes.dtypes[node] = shapes.dtypes[op.args[0]]
+            continue
         allowed = (*FLOATS, *INTEGERS) if node in idx else FLOATS
         metas = _metas([g.nodes[i] for g in groups], f"'{node.name}' is not a "
                        "float16/bfloat16/float32 tensor")  # fmt: skip

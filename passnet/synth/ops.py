@@ -49,7 +49,7 @@ def classify(node: Node, rank_of: Any) -> Op | str:
     tensors = [a for a in op.args if isinstance(a, Node)] + (
         [op.attrs["like"]] if "like" in op.attrs else []
     )
-    if rank_of(node) < 0 or any(rank_of(a) < 0 for a in tensors):
+    if (rank_of(node) < 0 and not op.defn.parts) or any(rank_of(a) < 0 for a in tensors):
         return f"{short} on a non-tensor value"
     if op.args and not isinstance(op.args[0], Node) and not op.defn.constant_operands:
         return f"{short} of a constant"

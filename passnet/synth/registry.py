@@ -59,6 +59,7 @@ class OpDef:
     folds_into_reshape: ClassVar[bool] = False  # reshape(this(y)) reads y directly
     constant_operands: ClassVar[bool] = False  # its first operand may be a Python number
     idempotent: ClassVar[bool] = False  # f(f(x)) == f(x): an in-place write may be re-read
+    parts: ClassVar[bool] = False  # a split (chunk): a tuple of pieces, each getitem a view
 
     # -- classification --------------------------------------------------------------------
     def bind(self, key: str, node: Node, rank: int) -> Op | str | None:
@@ -68,6 +69,11 @@ class OpDef:
 
     def op(self, args: list[Any], attrs: dict[str, Any] | None = None, name: str = "") -> Op:
         return Op(self, list(args), attrs or {}, name)
+
+    def piece(self, split: Node, index: Any) -> Op | str:
+        """For a split (``parts``): the getitem ``split[index]`` as an op of its own (a view
+        of the split's operand), or why it is not supported."""
+        raise NotImplementedError(self.name)
 
     def free(self, op: Op, label: str, value: Any) -> tuple[Any, str] | None:
         """Whether the literal argument ``label`` (its name as the matcher labels it:

@@ -1,9 +1,9 @@
 """The registrations of every op the synthesizer supports (:mod:`passnet.synth.registry`).
 
 Importing this package registers them: pointwise arithmetic and activations, casts, copies,
-fills, concatenation and lookups, views, repeats, normalisations and softmax, mean/sum
-reductions, linear, the window ops (max pooling, bilinear resizing), comparisons and boolean
-logic.
+fills, concatenation and lookups, views, splits (chunk), repeats, normalisations and softmax,
+mean/sum reductions, linear, the window ops (max pooling, bilinear resizing), comparisons and
+boolean logic.
 """
 
 from passnet.synth.opdefs import (  # noqa: F401 - imported for their registrations
@@ -14,6 +14,7 @@ from passnet.synth.opdefs import (  # noqa: F401 - imported for their registrati
     pointwise,
     reductions,
     repeats,
+    splits,
     views,
     windows,
 )

@@ -14,9 +14,10 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import torch
 from torch.fx import Node
 
+from passnet.passes.calls import call_name
 from passnet.synth.ir import Bound, Expr, Int, SizeOp, cmp
 from passnet.synth.op_model import Op, bind, varargs
-from passnet.synth.registry import OpDef, Step, operand_dims, register
+from passnet.synth.registry import OpDef, Step, lookup, operand_dims, register
 from passnet.synth.shapes import (
     Dim,
     Shapes,
@@ -242,6 +243,9 @@ class Getitem(View):
     name, targets = "getitem", ("operator.getitem",)
 
     def bind(self, key: str, node: Node, rank: int) -> Op | str | None:
+        src = node.args[0] if len(node.args) == 2 else None
+        if isinstance(src, Node) and (split := lookup(call_name(src))) is not None and split.parts:
+            return split.piece(src, node.args[1])  # a piece of a chunk: a slice of its operand
         index = node.args[1] if len(node.args) == 2 else None
         items = list(index) if isinstance(index, tuple) else [index]
         if any(isinstance(i, Node) or isinstance(i, (list, torch.Tensor)) for i in items):

@@ -1,0 +1,88 @@
+"""What a 200-task cut of the GraphNet pool skipped for, now lowered: ``chunk`` (a split into
+views)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+import torch
+import torch.nn.functional as F
+from helpers.synth import fused
+
+from passnet.scores.compare import compare_outputs
+from passnet.synth.driver import STRICT_T
+from passnet.synth.graph import Group, analyse, make_group, trace_graph
+from passnet.synth.shapes import Unfusable
+
+INTERPRETED = os.environ.get("TRITON_INTERPRET") == "1"
+needs_interpreter = pytest.mark.skipif(
+    not INTERPRETED, reason="runs Triton kernels in process: TRITON_INTERPRET=1"
+)
+
+
+def _strict(out: object, want: object) -> None:
+    outs = list(out) if isinstance(out, tuple) else [out]
+    wants = list(want) if isinstance(want, tuple) else [want]
+    cmp = compare_outputs(outs, wants)
+    assert cmp.tightest_passing_t is not None and cmp.tightest_passing_t <= STRICT_T, cmp
+
+
+class SpatialGate(torch.nn.Module):
+    """gMLP's gating unit: the activation split in two halves, the second normalised."""
+
+    def forward(self, x: torch.Tensor, w: torch.Tensor, b: torch.Tensor) -> tuple:
+        u, v = F.dropout(F.gelu(x), 0.0, False).chunk(2, dim=-1)
+        return u, F.layer_norm(v, (8,), w, b, 1e-5)
+
+
+@needs_interpreter
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_chunk_pieces_are_slices_of_the_split_operand(tmp_path: Path, dtype: torch.dtype) -> None:
+    """The split and its two pieces join the group (the pattern makes the graph's own
+    ``chunk`` and getitems); each piece reads the gelu at its own offset, one kernel stores
+    the first half and the layer norm of the second."""
+    g = torch.Generator().manual_seed(0)
+    args = [torch.randn(2, 5, 16, generator=g).to(dtype), torch.randn(8, generator=g).to(dtype),
+            torch.randn(8, generator=g).to(dtype)]  # fmt: skip
+    ops, out, want = fused(tmp_path, SpatialGate(), args)
+    assert ops == ["gelu", "dropout", "chunk", "chunk_piece", "chunk_piece", "layer_norm", "->",
+                   "2"]  # fmt: skip
+    _strict(out, want)
+
+
+class ThreePieces(torch.nn.Module):
+    def __init__(self, view: bool) -> None:
+        super().__init__()
+        self.view = view
+
+    def forward(self, x: torch.Tensor) -> tuple:
+        h = (x.view(2, 7, 5) if self.view else x) * 2.0
+        a, b, c = h.chunk(3, dim=1)
+        return torch.relu(a) + b, torch.relu(c)
+
+
+@needs_interpreter
+def test_chunk_of_a_literal_size_splits_as_eager(tmp_path: Path) -> None:
+    """7 rows in 3 chunks are 3, 3 and 1 long (eager's ``ceil(7 / 3)``): exact where the size
+    is a literal of the graph; a size the wrapper reads must divide evenly in every analysed
+    variant, else the group is refused with that reason."""
+    x = torch.randn(2, 7, 5, generator=torch.Generator().manual_seed(0))
+    ops, out, want = fused(tmp_path, ThreePieces(view=True), [x])
+    assert ops[-2:] == ["->", "2"] and ops.count("chunk_piece") == 3
+    for got, expected in zip(out, want, strict=True):
+        torch.testing.assert_close(got, expected, rtol=0, atol=0)
+    why = _refusal(ThreePieces(view=False), [x])
+    assert "chunk of a dim that is not a multiple of its pieces" in why
+
+
+def _refusal(module: torch.nn.Module, args: list) -> str:
+    """Why the group of all of ``module``'s ops does not lower (select then picks a smaller
+    one, leaving the refused op to eager)."""
+    traced = trace_graph(module, args)
+    group = make_group(traced, [n for n in traced.gm.graph.nodes if n in traced.ops])
+    assert isinstance(group, Group), group
+    with pytest.raises(Unfusable) as exc:
+        analyse([group])
+    return str(exc.value)
