@@ -1,5 +1,5 @@
 """What a 200-task cut of the GraphNet pool skipped for, now lowered: ``chunk`` (a split into
-views)."""
+views) and scalar arguments the graph takes as inputs (``.item()`` values)."""
 
 from __future__ import annotations
 
@@ -9,11 +9,14 @@ from pathlib import Path
 import pytest
 import torch
 import torch.nn.functional as F
-from helpers.synth import fused
+from helpers.synth import fused, one_rule_pass
 
+from passnet.passes.loader import load_pass_dir
+from passnet.passes.matcher import apply_passes, to_fx
 from passnet.scores.compare import compare_outputs
 from passnet.synth.driver import STRICT_T
-from passnet.synth.graph import Group, analyse, make_group, trace_graph
+from passnet.synth.emit import module_source
+from passnet.synth.graph import Group, analyse, make_group, select, trace_graph
 from passnet.synth.shapes import Unfusable
 
 INTERPRETED = os.environ.get("TRITON_INTERPRET") == "1"
@@ -86,3 +89,32 @@ def _refusal(module: torch.nn.Module, args: list) -> str:
     with pytest.raises(Unfusable) as exc:
         analyse([group])
     return str(exc.value)
+
+
+class BnClamp(torch.nn.Module):
+    """Dynamo's graph of a module whose eps and clamp bounds were read with ``.item()``."""
+
+    def forward(self, x: torch.Tensor, m: torch.Tensor, v: torch.Tensor, eps: float,
+                lo: float, hi: float) -> torch.Tensor:  # fmt: skip
+        return F.hardtanh(F.batch_norm(x, m, v, None, None, False, 0.1, eps), lo, hi)
+
+
+@needs_interpreter
+def test_scalar_inputs_are_kernel_arguments(tmp_path: Path) -> None:
+    """eps and the bounds are graph inputs, not literals: pattern inputs the kernel takes as
+    float arguments at run time, so other values than the traced ones give eager's result."""
+    g = torch.Generator().manual_seed(0)
+    x, m, v = torch.randn(2, 3, 4, 5, generator=g), torch.randn(3, generator=g), torch.rand(3) + 0.5
+    module = BnClamp()
+    group = select(trace_graph(module, [x, m, v, 1e-5, -0.5, 0.75]))
+    assert isinstance(group, Group), group
+    assert [op.name for op in group.ops.values()] == ["batch_norm", "clamp"]
+    k = analyse([group])
+    assert sorted(k.shapes.numbers) == [3, 4, 5]
+    source = module_source("t", "synth_t_0", k, group.source, len(group.inputs))
+    assert "float(in3)" in source and "in3.shape" not in source
+    gm = to_fx(module)
+    assert apply_passes(gm, load_pass_dir(one_rule_pass(tmp_path, source, "synth_t_0"))).total == 1
+    for scalars in ([1e-5, -0.5, 0.75], [0.25, -2.0, 0.5]):
+        with torch.no_grad():
+            _strict(gm(x, m, v, *scalars), module(x, m, v, *scalars))

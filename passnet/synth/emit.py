@@ -36,7 +36,15 @@ from passnet.synth.kernel import Kernel
 from passnet.synth.lower import EAGER_CUDA_HELPERS
 from passnet.synth.pattern import literal
 from passnet.synth.stmts import Assign, FunctionDef, If, Raise, Return, Stmt
-from passnet.synth.wrapper import Param, Tuning, Wrapper, inputs, tuple_of, wrapper
+from passnet.synth.wrapper import (
+    Param,
+    Tuning,
+    Wrapper,
+    inputs,
+    tensor_inputs,
+    tuple_of,
+    wrapper,
+)
 
 if TYPE_CHECKING:
     from passnet.synth.free import Free
@@ -139,7 +147,8 @@ _MODE_DOC = {
 
 def launch_params(k: Kernel) -> list[Param]:
     """The kernel's parameters in order, each with the wrapper expression passed for it."""
-    out = [Param(Name(f"x{j}"), Tensor(j), "tensor") for j in k.pointers]
+    out = [Param(Name(f"x{j}"), Call("float", (Tensor(j),)) if j in k.shapes.numbers
+                 else Tensor(j), "tensor") for j in k.pointers]  # fmt: skip
     out += [Param(Name(f"y{i}"), Name(f"y{i}"), "tensor") for i in range(len(k.outputs))
             if k.buffer(i) is None]  # fmt: skip
     out += [Param(Name(p), e, "int") for p, e in k.ints.items()]
@@ -243,10 +252,10 @@ def _dispatch(fname: str, kernels: list[Kernel], n_inputs: int) -> FunctionDef:
     """The replacement: the wrapper of the kernel generated for the inputs' ranks."""
     ins: list[Expr] = [Tensor(j) for j in range(n_inputs)]
     passed = ins + [Name(kw) for kw in kernels[0].shapes.bound]  # a generic rule's literals
-    ranks = Name("ranks")
-    body: list[Stmt] = [Assign((ranks,), tuple_of([method(x, "dim") for x in ins]))]
+    ranks, tensors = Name("ranks"), tensor_inputs(kernels[0])
+    body: list[Stmt] = [Assign((ranks,), tuple_of([method(ins[j], "dim") for j in tensors]))]
     for r, kern in enumerate(kernels):
-        want = tuple_of([Int(len(kern.shapes.dims[node])) for node in kern.inputs])
+        want = tuple_of([Int(len(kern.shapes.dims[kern.inputs[j]])) for j in tensors])
         body.append(If(cmp("==", ranks, want), (Return(Call(f"_{fname}_r{r}", tuple(passed))),)))
     body.append(Raise(f"{fname}: an input of another rank than generated for"))
     return FunctionDef(fname, inputs(n_inputs, kernels[0]), tuple(body), ("torch.fx.wrap",))

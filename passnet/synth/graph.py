@@ -33,6 +33,7 @@ from passnet.synth.indices import INT_RESULTS, index_nodes, reads_as_index
 from passnet.synth.ir import BinOp, Const, DtypeOf, Size, Tuple
 from passnet.synth.kernel import Kernel, build
 from passnet.synth.lower import Builder
+from passnet.synth.op_model import scalar_input
 from passnet.synth.ops import FLOATS, INTEGERS, Op, classify
 from passnet.synth.pattern import pattern_source
 from passnet.synth.shapes import Dim, DType, Shapes, Unfusable
@@ -208,6 +209,8 @@ def make_group(traced: Traced, nodes: list[Node]) -> Group | str:
     idx = index_nodes(nodes, traced.ops, outputs, _holds_int_result)
     for a in inputs:
         meta = _meta(a)
+        if meta is None and scalar_input(a):  # a scalar argument (no op reads it as a tensor)
+            continue
         if meta is None:
             return f"it reads the non-tensor value '{a.name}'"
 
@@ -364,6 +367,9 @@ def analyse(groups: list[Group], free: list[Free] | tuple[()] = (),
         shapes.bound[f.keyword] = tuple(g.bound.get(f.keyword, f.value) for g in groups)
         shapes.defaults[f.keyword] = f.value
     for j, inp in enumerate(g0.inputs):
+        if all(scalar_input(g.inputs[j]) for g in groups):  # a scalar argument, read by the kernel
+            shapes.numbers.add(j)
+            continue
         metas = _metas([g.inputs[j] for g in groups])
         if len({len(m.shape) for m in metas}) != 1:
             raise Unfusable(f"input '{inp.name}' has another rank in another variant")

@@ -156,12 +156,24 @@ class Builder:
 
     def constant(self, node: Node, key: object, value: object) -> Expr:
         """A literal of ``node`` (an eps, a scale): in a generic rule, where it is free, the
-        kernel parameter that takes the matcher's binding at run time; else the literal."""
+        kernel parameter that takes the matcher's binding at run time; a scalar input of the
+        graph where the call passes one (``number``); else the literal."""
+        if isinstance(value, Node):  # a scalar input of the graph: the kernel's argument
+            return self.number(value)
         keyword = self.shapes.freed(node, key)
         if keyword is None:
             return wrap(value)  # type: ignore[arg-type]
         self.scalars[keyword] = Bound(keyword)
         return Name(keyword)
+
+    def number(self, value: Node) -> Expr:
+        """The input ``value``, a Python number (``Shapes.numbers``), as the kernel's scalar
+        argument (the wrapper passes it as a float)."""
+        j = self.index[value]
+        if j not in self.shapes.numbers:
+            raise Unfusable(f"'{value.name}' is read as a number but is no scalar input")
+        self.pointers.add(j)
+        return self.pointer(j)
 
     def unravel(self, flat: Expr, dims: list[Dim]) -> list[Expr]:
         out: list[Expr] = []

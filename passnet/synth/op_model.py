@@ -104,6 +104,19 @@ def scalar(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool) and not math.isnan(v)
 
 
+def scalar_input(v: Any) -> bool:
+    """Whether ``v`` is a node whose recorded value is a Python number, no tensor: a scalar
+    the graph takes as an input (an eps or a clamp bound Dynamo read with ``.item()``), which
+    an op may take where it takes a literal (``Builder.constant``)."""
+    return (isinstance(v, Node) and v.meta.get("tensor_meta") is None
+            and v.meta.get("type") in (float, int))  # fmt: skip
+
+
+def literal_or_input(v: Any) -> Any:
+    """A float argument as the op keeps it: a literal as a float, a scalar input as its node."""
+    return v if scalar_input(v) else float(v)
+
+
 def number(v: Any) -> bool:
     """A finite Python number (a pointwise operand, an exponent, a slope)."""
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)

@@ -159,7 +159,9 @@ class Shapes:
     ``generic``: the kernel serves any float dtype of its inputs, not just the analysed ones
     (it rounds wherever a result takes an input's dtype); ``free``: per node, the literals a generic rule leaves free (what the op's rules read
     them as -> the keyword, ``passnet.synth.free``); ``bound``: each keyword's value in every
-    variant analysed."""
+    variant analysed; ``numbers``: the inputs (by position) that are Python numbers, not
+    tensors: a scalar argument the graph takes as an input (an eps read with ``.item()``),
+    passed to the kernel as a float (``Builder.constant``)."""
 
     n: int  # number of variants analysed
     generic: bool = False  # a generic rule: free literals, and any float dtype (``round``)
@@ -169,6 +171,7 @@ class Shapes:
     free: dict[Node, dict[object, str]] = field(default_factory=dict)
     bound: dict[str, tuple] = field(default_factory=dict)
     defaults: dict[str, object] = field(default_factory=dict)  # keyword -> the pattern's literal
+    numbers: set[int] = field(default_factory=set)  # inputs that are Python numbers (``.item()``)
 
     def freed(self, node: Node, key: object) -> str | None:
         """The keyword of ``node``'s free literal ``key``, or None where it is a literal."""

@@ -109,6 +109,12 @@ def inputs(n_inputs: int, k: Kernel | None = None) -> tuple[str, ...]:
     return tuple(f"in{j}" for j in range(n_inputs)) + tuple(f"{kw}={literal(v)}" for kw, v in free)
 
 
+def tensor_inputs(k: Kernel) -> list[int]:
+    """The inputs that are tensors (by position): all but the Python numbers a kernel takes
+    as scalar arguments (``Shapes.numbers``), which have no shape to read."""
+    return [j for j in range(len(k.inputs)) if j not in k.shapes.numbers]
+
+
 def pow2(x: Expr) -> Expr:
     """The smallest power of two >= ``x`` (>= 1), inline: ``triton.next_power_of_2`` and
     ``triton.cdiv`` are Python calls that cost more host time than the arithmetic."""
@@ -153,8 +159,8 @@ def _grid(fname: str, k: Kernel, tuning: Tuning | None) -> list[Stmt]:
 
 def _checks(fname: str, k: Kernel) -> list[Stmt]:
     """The rank check (first), then the guards: statements over ``s<j>``."""
-    ranks = [cmp("!=", Call("len", (Name(f"s{j}"),)), len(k.shapes.dims[node]))
-             for j, node in enumerate(k.inputs)]  # fmt: skip
+    ranks = [cmp("!=", Call("len", (Name(f"s{j}"),)), len(k.shapes.dims[k.inputs[j]]))
+             for j in tensor_inputs(k)]  # fmt: skip
     out: list[Stmt] = [
         If(
             conj("or", ranks),  # type: ignore[arg-type]
@@ -214,7 +220,9 @@ def _plain(fname: str, kname: str, k: Kernel, n_inputs: int, params: list[Param]
            tuning: Tuning | None, wrap: bool) -> Wrapper:  # fmt: skip
     """Everything on every call: the form for kernels whose outputs may be views of their
     inputs (those are made per call, from the tensors themselves)."""
-    body: list[Stmt] = [Assign((Name(f"s{j}"),), Attr(Tensor(j), "shape")) for j in range(n_inputs)]
+    body: list[Stmt] = [
+        Assign((Name(f"s{j}"),), Attr(Tensor(j), "shape")) for j in tensor_inputs(k)
+    ]
     after_ranks = len(body) + 1
     body += _checks(fname, k)
     if k.aliases:
@@ -264,7 +272,7 @@ def _planned(fname: str, kname: str, k: Kernel, n_inputs: int, params: list[Para
     leaves = [x for s in body for e in stmt_exprs(s) for x in walk(e)]
     if any(isinstance(x, Tensor) for x in leaves):
         return None
-    used: list[tuple[str, Expr]] = [(f"s{j}", Attr(Tensor(j), "shape")) for j in range(n_inputs)]
+    used: list[tuple[str, Expr]] = [(f"s{j}", Attr(Tensor(j), "shape")) for j in tensor_inputs(k)]
     used += [(f"t{j}", method(Tensor(j), "stride")) for j in range(n_inputs)
              if any(isinstance(x, Stride) and x.j == j for x in leaves)]  # fmt: skip
     used += [(f"d{j}", DtypeOf(j)) for j in range(n_inputs) if DtypeOf(j) in leaves]

@@ -11,7 +11,7 @@ import torch
 from torch.fx import Node
 
 from passnet.synth.ir import BinOp, Bound, Const, Expr, Int, List, Reduce, call, cmp, where
-from passnet.synth.op_model import F, Op, Reduction, bind
+from passnet.synth.op_model import F, Op, Reduction, bind, literal_or_input
 from passnet.synth.opdefs.pointwise import NAN, filled
 from passnet.synth.opdefs.reductions import one_dim
 from passnet.synth.registry import OpDef, operand_dims, register
@@ -69,7 +69,8 @@ class LayerNorm(FreeEps):
         if b is None or len(b["normalized_shape"]) != 1:
             return "layer_norm over more than the last dim"
         return self.op([b["input"], b["weight"], b["bias"]],
-                       {"eps": float(b["eps"]), "size": int(b["normalized_shape"][0])})  # fmt: skip
+                       {"eps": literal_or_input(b["eps"]),
+                        "size": int(b["normalized_shape"][0])})  # fmt: skip
 
     def free(self, op: Op, label: str, value: Any) -> tuple[Any, str] | None:
         if label == "normalized_shape" and isinstance(value, (tuple, list)) and len(value) == 1:
@@ -113,7 +114,7 @@ class GroupNorm(FreeEps):
         if b is None or rank < 3:
             return "group_norm on other than [N, C, ...] input"
         return self.op([b["input"], b["weight"], b["bias"]],
-                       {"eps": float(b["eps"]), "groups": int(b["num_groups"])})  # fmt: skip
+                       {"eps": literal_or_input(b["eps"]), "groups": int(b["num_groups"])})  # fmt: skip
 
     def reduction(self, op: Op) -> Reduction | None:
         return Reduction(False, groups=op.attrs["groups"])
@@ -272,7 +273,7 @@ class BatchNorm(FreeEps):
         if b is None or b["training"] or not isinstance(b["running_mean"], Node) or rank < 2:
             return "batch_norm in training mode"
         args = [b[k] for k in ("input", "running_mean", "running_var", "weight", "bias")]
-        return self.op(args, {"eps": float(b["eps"])})
+        return self.op(args, {"eps": literal_or_input(b["eps"])})  # momentum: unused in eval
 
     def lower(self, b: Builder, node: Node, op: Op, m: Map) -> Expr:
         x = op.args[0]

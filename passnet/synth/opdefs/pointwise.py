@@ -20,7 +20,16 @@ import torch
 from torch.fx import Node
 
 from passnet.synth.ir import BinOp, Const, Expr, Int, call, cmp, float_text, where
-from passnet.synth.op_model import FLOATS, F, Op, bind, number, scalar
+from passnet.synth.op_model import (
+    FLOATS,
+    F,
+    Op,
+    bind,
+    literal_or_input,
+    number,
+    scalar,
+    scalar_input,
+)
 from passnet.synth.registry import OpDef, register
 from passnet.synth.shapes import Dim, DType, Shapes, Unfusable, broadcast, promote
 
@@ -361,8 +370,8 @@ class Logit(Pointwise):
 
 @register
 class Clamp(Pointwise):
-    """clamp / clip with number bounds, hardtanh and relu6 (clamps to literals); NaN in,
-    NaN out."""
+    """clamp / clip with number bounds, hardtanh and relu6 (clamps to literals, or to scalar
+    inputs of the graph: the kernel's arguments); NaN in, NaN out."""
 
     name, idempotent = "clamp", True
     targets = (F + "hardtanh", F + "relu6", "torch.clamp", "Tensor.clamp", "torch.clip",
@@ -371,7 +380,8 @@ class Clamp(Pointwise):
     def bind(self, key: str, node: Node, rank: int) -> Op | str | None:
         if key in ("torch.clamp", "Tensor.clamp", "torch.clip", "Tensor.clip"):
             b = bind(node, ["input", "min", "max"], {"min": None, "max": None})
-            if b is None or not all(v is None or number(v) for v in (b["min"], b["max"])):
+            bounds = (b["min"], b["max"]) if b is not None else ()
+            if b is None or not all(v is None or number(v) or scalar_input(v) for v in bounds):
                 return "clamp with tensor bounds"
             return self.op([b["input"]], {"min": b["min"], "max": b["max"]})
         six = key.endswith("relu6")
@@ -380,16 +390,22 @@ class Clamp(Pointwise):
         if b is None or not isinstance(b["inplace"], bool):
             return "hardtanh with unexpected arguments"
         lo, hi = (0.0, 6.0) if six else (b["min_val"], b["max_val"])
-        attrs = {"min": float(lo), "max": float(hi)} | ({"inplace": True} if b["inplace"] else {})
+        attrs = {"min": literal_or_input(lo), "max": literal_or_input(hi)}
+        attrs |= {"inplace": True} if b["inplace"] else {}
         return self.op([b["input"]], attrs)
 
     def apply(self, b: Builder, op: Op, args: list[Expr]) -> Expr:
         a, lo, hi = args[0], op.attrs["min"], op.attrs["max"]
         if lo is not None:
-            a = b.let(call("tl.maximum", a, float(lo), propagate_nan=NAN))
+            a = b.let(call("tl.maximum", a, bound(b, lo), propagate_nan=NAN))
         if hi is not None:
-            a = b.let(call("tl.minimum", a, float(hi), propagate_nan=NAN))
+            a = b.let(call("tl.minimum", a, bound(b, hi), propagate_nan=NAN))
         return a
+
+
+def bound(b: Builder, v: Any) -> Expr | float:
+    """A clamp bound: a literal, or a scalar input of the graph (the kernel's argument)."""
+    return b.number(v) if isinstance(v, Node) else float(v)
 
 
 @register
