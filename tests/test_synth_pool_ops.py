@@ -1,5 +1,6 @@
 """What a 200-task cut of the GraphNet pool skipped for, now lowered: ``chunk`` (a split into
-views) and scalar arguments the graph takes as inputs (``.item()`` values)."""
+views), scalar arguments the graph takes as inputs (``.item()`` values) and a layer norm
+whose row a permute moved off the last dim."""
 
 from __future__ import annotations
 
@@ -118,3 +119,36 @@ def test_scalar_inputs_are_kernel_arguments(tmp_path: Path) -> None:
     for scalars in ([1e-5, -0.5, 0.75], [0.25, -2.0, 0.5]):
         with torch.no_grad():
             _strict(gm(x, m, v, *scalars), module(x, m, v, *scalars))
+
+
+class NormThenPermute(torch.nn.Module):
+    """A channels-last layer norm handed back channels-first: ConvNeXt-style ``permute`` and
+    data2vec's feature extractor ``transpose``."""
+
+    def __init__(self, transpose: bool) -> None:
+        super().__init__()
+        self.transpose = transpose
+
+    def forward(self, x: torch.Tensor, w: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+        h = F.layer_norm(x, (12,), w, b, 1e-5)
+        if self.transpose:
+            return F.gelu(h.transpose(-2, -1))
+        return F.silu(h.permute(0, 3, 1, 2))
+
+
+@needs_interpreter
+@pytest.mark.parametrize("transpose", [True, False])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_a_layer_norm_permuted_off_the_last_dim_walks_its_own_row(
+    tmp_path: Path, transpose: bool, dtype: torch.dtype
+) -> None:
+    """The output's last dim is not the norm's: the phase walks the norm's dim as its row
+    (the output's channel dim moved last) and stores each row at the output's own strides."""
+    g = torch.Generator().manual_seed(0)
+    shape = (2, 9, 12) if transpose else (2, 5, 3, 12)
+    args = [torch.randn(*shape, generator=g).to(dtype)]
+    args += [torch.randn(12, generator=g).to(dtype) for _ in range(2)]
+    ops, out, want = fused(tmp_path, NormThenPermute(transpose), args)
+    assert ops == ["layer_norm", "transpose" if transpose else "permute",
+                   "gelu" if transpose else "silu", "->", "1"]  # fmt: skip
+    _strict(out, want)

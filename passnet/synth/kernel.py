@@ -86,15 +86,59 @@ def _axis_op(b: Builder, node: Node) -> Node | None:
     return None
 
 
+_MIXED = -1  # ``_row_axes``: a row op reached through an op that moves its row unknowably
+
+
+def _row_axes(b: Builder, node: Node, seen: dict[Node, set[int]]) -> set[int]:
+    """The dims of ``node`` along which the row ops it is computed from run (a layer norm,
+    softmax or normalize over one dim: one result per element of its row), followed through
+    permutes and elementwise ops (``OpDef.elementwise``, a broadcast adding leading dims);
+    ``_MIXED`` where another op stands between (a reshape, a mean)."""
+    if node in seen:
+        return seen[node]
+    op = b.ops.get(node)
+    out: set[int] = set()
+    if op is not None:
+        rank, red = len(b.shapes.dims[node]), op.reduction
+        below = [(a, _row_axes(b, a, seen)) for a in op.args if isinstance(a, Node)]
+        if red is not None and not red.collapses and red.groups is None:
+            out = {red.axis if red.axis is not None else rank - 1}
+        elif op.defn.moves_layout and "perm" in op.attrs:
+            out = {_MIXED if a == _MIXED else op.attrs["perm"].index(a) for a in below[0][1]}
+        elif op.defn.elementwise and red is None:
+            out = {_MIXED if a == _MIXED else a + rank - len(b.shapes.dims[x])
+                   for x, axes in below for a in axes}  # fmt: skip
+        elif any(axes for _, axes in below) or red is not None:
+            out = {_MIXED}
+    seen[node] = out
+    return out
+
+
+def _row_axis(b: Builder, node: Node) -> int | None:
+    """The dim of ``node`` a phase computing it must walk as its row, when that is not its
+    last: the one dim a row op it is computed from runs along, moved there by a permute (a
+    LayerNorm over channels-last, permuted to channels-first). None where the row is the
+    last dim, or where the row ops run along several dims or through other ops."""
+    axes = _row_axes(b, node, {})
+    if len(axes) != 1 or _MIXED in axes:
+        return None
+    a = axes.pop()
+    return a if a != len(b.shapes.dims[node]) - 1 else None
+
+
 def _domain(b: Builder, node: Node) -> list[Dim]:
     """The domain a value is computed over: a mean/sum's is that of its operand's row, the
     trailing dims it reduces merged into one; over another dim (``_axis_op``), that dim moved
-    last."""
+    last; where a row op's row lies on another dim of the value (``_row_axis``), that dim
+    moved last."""
     if (ax := _axis_op(b, node)) is not None:
         red = b.ops[ax].reduction
         assert red is not None and red.axis is not None  # _axis_op found one over an axis
         a, src = red.axis, b.shapes.dims[b.ops[ax].args[0]]
         return src[:a] + src[a + 1 :] + [src[a]]
+    if (row := _row_axis(b, node)) is not None:
+        dims = b.shapes.dims[node]
+        return dims[:row] + dims[row + 1 :] + [dims[row]]
     op = b.ops[node]
     red = op.reduction
     if red is None or not red.collapses:
@@ -327,6 +371,8 @@ def build(b: Builder, store_views: bool = False) -> Kernel:
             red = b.ops[r].reduction
             if (ax := _axis_op(b, r)) is not None:
                 b.value(r, _axis_map(b, ax, base))
+            elif (moved := _row_axis(b, r)) is not None:  # the row back at its own dim
+                b.value(r, base[:moved] + base[-1:] + base[moved:-1])
             elif red is not None and red.collapses:
                 keep = (Int(0),) * red.dims if red.keepdim else ()
                 b.value(r, base[:-1] + keep)

@@ -60,6 +60,7 @@ class OpDef:
     constant_operands: ClassVar[bool] = False  # its first operand may be a Python number
     idempotent: ClassVar[bool] = False  # f(f(x)) == f(x): an in-place write may be re-read
     parts: ClassVar[bool] = False  # a split (chunk): a tuple of pieces, each getitem a view
+    elementwise: ClassVar[bool] = False  # each element from its operands' at its coordinates
 
     # -- classification --------------------------------------------------------------------
     def bind(self, key: str, node: Node, rank: int) -> Op | str | None:

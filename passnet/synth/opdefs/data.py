@@ -30,7 +30,7 @@ class Cast(OpDef):
     toward zero, as eager converts: ``passnet.synth.indices``). ``.to(device)`` alone returns
     the operand itself (a view here)."""
 
-    name, targets = "cast", (*_CASTS, "Tensor.type_as", "Tensor.to")
+    name, targets, elementwise = "cast", (*_CASTS, "Tensor.type_as", "Tensor.to"), True
 
     def bind(self, key: str, node: Node, rank: int) -> Op | str | None:
         if key in _CASTS:
@@ -113,7 +113,7 @@ def _bind_to(cast: Cast, node: Node) -> Op | str:
 class Dropout(OpDef):
     """Dropout with training False or p = 0: eager returns its input."""
 
-    name, targets, is_view = "dropout", (F + "dropout",), True
+    name, targets, is_view, elementwise = "dropout", (F + "dropout",), True, True
 
     def bind(self, key: str, node: Node, rank: int) -> Op | str | None:
         b = bind(node, ["input", "p", "training", "inplace"],
@@ -136,7 +136,7 @@ class Copy(OpDef):
 
     name = "copy"
     targets = ("Tensor.contiguous", "Tensor.clone", "torch.clone", F + "pad")
-    moves_layout = folds_into_reshape = True
+    moves_layout = folds_into_reshape = elementwise = True
 
     def bind(self, key: str, node: Node, rank: int) -> Op | str | None:
         if key == F + "pad":

@@ -43,7 +43,7 @@ class Pointwise(OpDef):
     """One value per element of its operands' broadcast shape: each operand read at its
     broadcast map, the op's template (:meth:`apply`), rounded to the result's dtype."""
 
-    constant_operands = True
+    constant_operands = elementwise = True
 
     def shape(self, shapes: Shapes, node: Node, op: Op) -> list[Dim]:
         return broadcast(shapes, [shapes.dims[a] for a in op.args if isinstance(a, Node)])
