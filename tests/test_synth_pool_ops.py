@@ -1,6 +1,7 @@
 """What a 200-task cut of the GraphNet pool skipped for, now lowered: ``chunk`` (a split into
-views), scalar arguments the graph takes as inputs (``.item()`` values) and a layer norm
-whose row a permute moved off the last dim."""
+views), scalar arguments the graph takes as inputs (``.item()`` values), a layer norm whose
+row a permute moved off the last dim, and ``matmul`` as a row reduction (a matrix-vector
+product, or K below ``tl.dot``'s tile) with its epilogue."""
 
 from __future__ import annotations
 
@@ -152,3 +153,48 @@ def test_a_layer_norm_permuted_off_the_last_dim_walks_its_own_row(
     assert ops == ["layer_norm", "transpose" if transpose else "permute",
                    "gelu" if transpose else "silu", "->", "1"]  # fmt: skip
     _strict(out, want)
+
+
+class ContextPool(torch.nn.Module):
+    """GCNet's context block: attention weights over positions, then features times them."""
+
+    def forward(self, x: torch.Tensor, logits: torch.Tensor) -> torch.Tensor:
+        return torch.matmul(x, F.softmax(logits, 2).unsqueeze(-1)).view(1, 24, 1, 1)
+
+
+class ShortHeads(torch.nn.Module):
+    """Scores over 8-wide heads, scaled and biased: the matmul and its epilogue."""
+
+    def forward(self, q: torch.Tensor, k: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
+        return (q @ k.transpose(-1, -2)) * 0.5 + bias
+
+
+@needs_interpreter
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_matmul_is_a_row_reduction_with_its_epilogue(tmp_path: Path, dtype: torch.dtype) -> None:
+    """A matrix-vector product (the softmax computed on the same row it weighs) and a short-K
+    product (its scale and bias fused after it): each output a row of K products summed in
+    float32, rounded once."""
+    g = torch.Generator().manual_seed(0)
+    args = [torch.randn(1, 1, 24, 40, generator=g).to(dtype),
+            torch.randn(1, 1, 40, generator=g).to(dtype)]  # fmt: skip
+    (tmp_path / "gemv").mkdir()
+    ops, out, want = fused(tmp_path / "gemv", ContextPool(), args)
+    assert ops == ["softmax", "unsqueeze", "matmul", "->", "1"]
+    _strict(out, want)
+    args = [torch.randn(2, 3, 7, 8, generator=g).to(dtype),
+            torch.randn(2, 3, 6, 8, generator=g).to(dtype),
+            torch.randn(1, 1, 7, 6, generator=g).to(dtype)]  # fmt: skip
+    (tmp_path / "short").mkdir()
+    ops, out, want = fused(tmp_path / "short", ShortHeads(), args)
+    assert ops == ["transpose", "matmul", "mul", "add", "->", "1"]
+    _strict(out, want)
+
+
+def test_a_large_matmul_is_left_to_the_gemm_library() -> None:
+    """M and N above 1 with K of 16 or more: cuBLAS's tiling reads each element a few times,
+    a row per output would read it N times; refused with that reason."""
+    args = [torch.randn(1, 2, 9, 32), torch.randn(1, 2, 9, 32), torch.randn(1, 1, 9, 9)]
+    assert "GEMM library" in _refusal(ShortHeads(), args)
+    group = select(trace_graph(ShortHeads(), args))
+    assert isinstance(group, Group) and [op.name for op in group.ops.values()] == ["mul", "add"]

@@ -139,11 +139,22 @@ def _domain(b: Builder, node: Node) -> list[Dim]:
     if (row := _row_axis(b, node)) is not None:
         dims = b.shapes.dims[node]
         return dims[:row] + dims[row + 1 :] + [dims[row]]
-    op = b.ops[node]
-    red = op.reduction
-    if red is None or not red.collapses:
+    if (c := _collapse_op(b, node)) is None:
         return b.shapes.dims[node]
-    return merge_trailing(b.shapes.dims[op.args[0]], red.dims, b.shapes.n)
+    return b.ops[c].defn.row_domain(b.shapes, c, b.ops[c])
+
+
+def _collapse_op(b: Builder, node: Node) -> Node | None:
+    """The mean, sum or matmul over the trailing dims that ``node`` is, or that it is computed
+    from elementwise with that op's own dims (an epilogue: ``matmul * scale + bias``): its
+    phase walks that op's row."""
+    above = b.ancestors([node])
+    for n in [node, *(n for n in b.nodes if n in above)]:  # in graph order: deterministic
+        red = b.ops[n].reduction
+        if red is not None and red.collapses and red.axis is None and [
+                d.vals for d in b.shapes.dims[n]] == [d.vals for d in b.shapes.dims[node]]:  # fmt: skip
+            return n
+    return None
 
 
 def _axis_map(b: Builder, ax: Node, base: Map) -> Map:
@@ -368,12 +379,11 @@ def build(b: Builder, store_views: bool = False) -> Kernel:
         phase = b.start_phase("row" if row else "flat", dom, len(phases))
         base = _base(b)
         for r in roots:
-            red = b.ops[r].reduction
             if (ax := _axis_op(b, r)) is not None:
                 b.value(r, _axis_map(b, ax, base))
             elif (moved := _row_axis(b, r)) is not None:  # the row back at its own dim
                 b.value(r, base[:moved] + base[-1:] + base[moved:-1])
-            elif red is not None and red.collapses:
+            elif (reducer := _collapse_op(b, r)) is not None and (red := b.ops[reducer].reduction):
                 keep = (Int(0),) * red.dims if red.keepdim else ()
                 b.value(r, base[:-1] + keep)
             else:

@@ -34,7 +34,7 @@ from torch.fx import Node
 
 from passnet.synth.ir import Expr
 from passnet.synth.op_model import Op, Reduction
-from passnet.synth.shapes import Dim, DType, Shapes, Unfusable, promote
+from passnet.synth.shapes import Dim, DType, Shapes, Unfusable, merge_trailing, promote
 
 if TYPE_CHECKING:
     from passnet.synth.lower import Builder, Map
@@ -121,6 +121,13 @@ class OpDef:
     def reduction(self, op: Op) -> Reduction | None:
         """What it reduces (None: not a reduction)."""
         return None
+
+    def row_domain(self, shapes: Shapes, node: Node, op: Op) -> list[Dim]:
+        """The domain of a phase computing this collapsing reduction, its row last: the
+        operand's dims, the trailing dims it reduces merged into one row."""
+        red = op.reduction
+        assert red is not None and red.collapses  # asked of collapsing reductions only
+        return merge_trailing(shapes.dims[op.args[0]], red.dims, shapes.n)
 
     def alias_step(self, node: Node, op: Op, shapes: Shapes) -> Step | None:
         """The step eager takes without a copy when the layout allows (``alias.py``)."""
