@@ -13,12 +13,14 @@ import torch
 import torch.nn.functional as F
 from helpers.synth import fused, one_rule_pass
 
-from passnet.passes.loader import load_pass_dir
+from passnet.integrity.policy import check_pass_dir
+from passnet.passes.loader import load_pass_dir, write_pass_dir
 from passnet.passes.matcher import apply_passes, to_fx
 from passnet.scores.compare import compare_outputs
 from passnet.synth.driver import STRICT_T
 from passnet.synth.emit import module_source
-from passnet.synth.graph import Group, analyse, make_group, select, trace_graph
+from passnet.synth.graph import Group, analyse, make_group, select, select_all, trace_graph
+from passnet.synth.rules import plan_rules, rule_modules
 from passnet.synth.shapes import Unfusable
 
 INTERPRETED = os.environ.get("TRITON_INTERPRET") == "1"
@@ -198,3 +200,29 @@ def test_a_large_matmul_is_left_to_the_gemm_library() -> None:
     assert "GEMM library" in _refusal(ShortHeads(), args)
     group = select(trace_graph(ShortHeads(), args))
     assert isinstance(group, Group) and [op.name for op in group.ops.values()] == ["mul", "add"]
+
+
+class ListReshape(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.reshape(x.transpose(1, 2), [-1, 8]) * 2.0
+
+
+@needs_interpreter
+def test_a_free_shape_given_as_a_list_is_a_tuple_default_and_key(tmp_path: Path) -> None:
+    """``reshape(x, [-1, 8])`` in a generic rule: its free ``shape`` defaults to a tuple (the
+    policy refuses a list default, which every call would share) and keys the plan as a
+    tuple (a list is unhashable)."""
+    x = torch.randn(2, 8, 6, generator=torch.Generator().manual_seed(0))
+    module = ListReshape()
+    traced = trace_graph(module, [x])
+    chosen = select_all(traced)
+    assert isinstance(chosen, list), chosen
+    plan = plan_rules([traced], chosen)
+    assert [r.summary("r").get("free") for r in plan.rules] == [
+        {"shape": "reshape.shape", "scalar": "mul.b"}]  # fmt: skip
+    write_pass_dir(tmp_path / "pass", rule_modules("t", plan))
+    assert check_pass_dir(tmp_path / "pass") == []
+    gm = to_fx(module)
+    assert apply_passes(gm, load_pass_dir(tmp_path / "pass")).total == 1
+    with torch.no_grad():
+        torch.testing.assert_close(gm(x), module(x), rtol=0, atol=0)

@@ -34,7 +34,7 @@ from passnet.synth.ir import (
 )
 from passnet.synth.kernel import Kernel
 from passnet.synth.lower import EAGER_CUDA_HELPERS
-from passnet.synth.pattern import literal
+from passnet.synth.pattern import default
 from passnet.synth.stmts import Assign, FunctionDef, If, Raise, Return, Stmt
 from passnet.synth.wrapper import (
     Param,
@@ -222,7 +222,7 @@ def module_source(
     out += pattern + "\n\n"
     names = inputs(n_inputs)
     if free:
-        names += ("*", *(f"{f.keyword}={literal(f.value)}" for f in free))
+        names += ("*", *(f"{f.keyword}={default(f.value)}" for f in free))
         ins += [Name(f.keyword) for f in free]
     out += (
         printer.function(

@@ -50,6 +50,12 @@ def literal(value: Any) -> str:
     raise ValueError(f"cannot write the literal {value!r} into a pattern")
 
 
+def default(value: Any) -> str:
+    """A free literal as a keyword's default: a list as a tuple (a default is made once and
+    shared by every call, so the static policy takes only immutable ones)."""
+    return literal(tuple(value) if isinstance(value, list) else value)
+
+
 def _arg(value: Any, names: dict[Node, str]) -> str:
     if isinstance(value, Node):
         return names[value]

@@ -45,7 +45,7 @@ from passnet.synth.ir import (
     walk,
 )
 from passnet.synth.kernel import Kernel
-from passnet.synth.pattern import literal
+from passnet.synth.pattern import default
 from passnet.synth.shapes import MAX_ROW, prod
 from passnet.synth.stmts import (
     Assign,
@@ -106,7 +106,7 @@ def inputs(n_inputs: int, k: Kernel | None = None) -> tuple[str, ...]:
     """The replacement's parameters: its inputs, then (a generic rule's) free literals, each
     defaulting to the pattern's literal as ``replacement_args``' keyword does."""
     free = k.shapes.defaults.items() if k else ()
-    return tuple(f"in{j}" for j in range(n_inputs)) + tuple(f"{kw}={literal(v)}" for kw, v in free)
+    return tuple(f"in{j}" for j in range(n_inputs)) + tuple(f"{kw}={default(v)}" for kw, v in free)
 
 
 def tensor_inputs(k: Kernel) -> list[int]:
@@ -244,6 +244,12 @@ def _plain(fname: str, kname: str, k: Kernel, n_inputs: int, params: list[Param]
     return Wrapper([FunctionDef(fname, inputs(n_inputs, k), tuple(body), deco)], False, [found])
 
 
+def _hashable(k: Kernel, keyword: str) -> Expr:
+    """A free literal as a plan's key: a list (``reshape(x, [-1, 8, 9])``'s shape) as a tuple."""
+    lists = any(isinstance(v, list) for v in k.shapes.bound[keyword])
+    return Call("tuple", (Name(keyword),)) if lists else Name(keyword)
+
+
 def _planned(fname: str, kname: str, k: Kernel, n_inputs: int, params: list[Param],
              tuning: Tuning | None, wrap: bool) -> Wrapper | None:  # fmt: skip
     """A plan function memoised by input signature and the wrapper that looks it up (module
@@ -277,7 +283,7 @@ def _planned(fname: str, kname: str, k: Kernel, n_inputs: int, params: list[Para
              if any(isinstance(x, Stride) and x.j == j for x in leaves)]  # fmt: skip
     used += [(f"d{j}", DtypeOf(j)) for j in range(n_inputs) if DtypeOf(j) in leaves]
     used += [("cuda", IsCuda())] if IsCuda() in leaves else []
-    used += [(kw, Name(kw)) for kw in k.shapes.bound
+    used += [(kw, _hashable(k, kw)) for kw in k.shapes.bound
              if any(isinstance(x, Bound) and x.name == kw for x in leaves)]  # fmt: skip
     plan = f"_{fname}_plan"
     outs = [Name(f"o{i}") for i in _own(k)]
