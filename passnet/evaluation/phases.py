@@ -147,8 +147,7 @@ class VariantRun:
         stats.install()  # before any pass code: the integrity snapshot sees the hook as given
         stopped: Failed | None = None
         try:
-            with self.holds.preparing():  # CUDA context, modules and inputs onto the device
-                self.setup()
+            self.setup()
             self.build()  # loading and matching: host work
             self.correctness()
             with self.holds.preparing():
@@ -178,17 +177,23 @@ class VariantRun:
                     for v in exc.violations
                 )
                 raise Failed(Status.REJECTED, str(exc)) from exc
+        # The device's lock is held shared around device work only: a timer waits for every
+        # shared hold to end, so host work inside one (Triton's driver module, reading and
+        # tracing the sample) would keep the device idle.
         if self.fraction:
-            torch.cuda.set_per_process_memory_fraction(self.fraction, self.device)
+            with self.holds.preparing():  # a worker without a context yet makes it here
+                torch.cuda.set_per_process_memory_fraction(self.fraction, self.device)
         if self.kind.runs_pass_code and self.device.type == "cuda":
             self.triton.warm_driver(compile_cache_dir())
         try:
             self.sample = load_sample(req.path)
-            self.ref_module = load_module(self.sample, self.device)
-            self.cand_module = load_module(self.sample, self.device)
-            self.ref_inputs = self.fresh(req.seed)
-            self.cand_inputs = checks.clone_tree(self.ref_inputs)  # the same draw, own memory
-            self.original = to_fx(load_module(self.sample, self.device))
+            with self.holds.preparing():  # modules and inputs onto the device
+                self.ref_module = load_module(self.sample, self.device)
+                self.cand_module = load_module(self.sample, self.device)
+                self.ref_inputs = self.fresh(req.seed)
+                self.cand_inputs = checks.clone_tree(self.ref_inputs)  # same draw, own memory
+                original = load_module(self.sample, self.device)
+            self.original = to_fx(original)
         except SampleError as exc:
             raise Failed(Status.SAMPLE_ERROR, str(exc)) from exc
         self.phase("setup")
