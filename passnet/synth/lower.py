@@ -222,7 +222,12 @@ class Builder:
         return tuple(m[:p]) + tuple(mid) + tuple(m[len(m) - s :])
 
     def broadcast(self, m: Map, out: list[Dim], operand: Node) -> Map:
-        dims = self.shapes.dims[operand]
+        return self.broadcast_dims(m, out, self.shapes.dims[operand])
+
+    def broadcast_dims(self, m: Map, out: list[Dim], dims: list[Dim]) -> Map:
+        """The coordinates in ``dims`` (right-aligned to ``out``) of the output's at ``m``:
+        leading dims it lacks dropped, its size-1 dims broadcast (at 0, guarded where the
+        size is read at run time)."""
         k = len(out) - len(dims)
         res: list[Expr] = []
         for j, d in enumerate(dims):

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import torch
 from torch.fx import Node
 
-from passnet.synth.ir import COL, Expr, Int, Reduce, cmp, where
+from passnet.synth.ir import COL, Expr, Reduce, where
 from passnet.synth.op_model import Op, Reduction, bind
 from passnet.synth.registry import OpDef, register
 from passnet.synth.shapes import Dim, DType, Shapes, Unfusable, broadcast, promote
@@ -83,16 +83,5 @@ class Matmul(OpDef):
 
 
 def _batch(b: Builder, m: Map, out: list[Dim], x: Node) -> Map:
-    """``x``'s batch coordinates for the output's at ``m``: leading dims it lacks dropped, its
-    size-1 dims broadcast (at 0)."""
-    dims, batch = b.shapes.dims[x][:-2], out[:-2]
-    k = len(batch) - len(dims)
-    res: list[Expr] = []
-    for t, d in enumerate(dims):
-        if d.all_one() and not batch[k + t].all_one():
-            if d.literal is None:
-                b.shapes.guard(cmp("==", d.expr, 1))
-            res.append(Int(0))
-        else:
-            res.append(m[k + t])
-    return tuple(res)
+    """``x``'s batch coordinates for the output's at ``m`` (its last two dims are the matrix)."""
+    return b.broadcast_dims(m, out[:-2], b.shapes.dims[x][:-2])
