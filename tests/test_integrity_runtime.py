@@ -364,3 +364,34 @@ def test_deferred_settle_flags_late_writes_but_not_input_aliases(rt) -> None:  #
     checker.call([torch.ones(4)], defer=True)  # nothing written late: nothing found
     checker.settle_late()
     assert len(rt.findings) == 1
+
+
+def test_deferred_calls_wait_out_their_settle_time_once(rt, monkeypatch) -> None:  # noqa: ANN001
+    """Correctness trials after the first defer their late-write check: the wait for late
+    writes (``SETTLE_S``) is spent once, after the last of them (outside the device's shared
+    hold), not after each call."""
+    import time
+
+    from passnet.integrity import checks, runtime
+    from passnet.integrity.checks import CandidateChecker
+
+    slept: list[float] = []
+    real_sleep = time.sleep
+
+    def sleep(seconds: float) -> None:
+        slept.append(seconds)
+        real_sleep(seconds)
+
+    monkeypatch.setattr(runtime.time, "sleep", sleep)  # the module object both modules use
+    checker = CandidateChecker(rt, lambda x: x * 2, lambda x: x * 2, torch.device("cpu"))
+    for _ in range(3):
+        checker.call([torch.ones(4)], defer=True)
+    waits = lambda: [s for s in slept if s > 0]  # noqa: E731 - after_call sleeps 0 when deferred
+    assert waits() == []  # no settle wait per call
+    checker.wait_deferred()
+    assert len(waits()) == 1 and waits()[0] <= runtime.SETTLE_S
+    assert time.monotonic() - checker.last_deferred >= runtime.SETTLE_S
+    checker.settle_late()  # waited already: no second wait
+    assert len(waits()) == 1 and checker.unsettled == [] and rt.findings == []
+    checker.wait_deferred()  # nothing deferred: no wait
+    assert len(waits()) == 1 and checks.time is runtime.time

@@ -254,10 +254,11 @@ class VariantRun:
 
     # -- correctness and ghost -------------------------------------------------------------
 
-    def call_candidate(self, inputs: list) -> tuple[Any, list, set[int]]:
-        """(outputs, the inputs as they were before the call, indices of mutated inputs)."""
+    def call_candidate(self, inputs: list, defer: bool = False) -> tuple[Any, list, set[int]]:
+        """(outputs, the inputs as they were before the call, indices of mutated inputs);
+        ``defer``: the guarded call's late-write check waits for ``settle_trials``."""
         if self.checker is not None:
-            return self.checker.call(inputs)
+            return self.checker.call(inputs, defer=defer)
         pristine = checks.clone_tree(inputs)
         out = self.built.fn(*inputs)
         if self.device.type == "cuda":
@@ -271,14 +272,28 @@ class VariantRun:
         if self.rt is not None:
             self.rt.phase = "correctness"
         req = self.req
-        for k in range(2 + max(0, self.params.fresh_trials)):
-            seed = (req.seed, req.recheck_seed)[k] if k < 2 else secrets.randbits(31)
-            if k == 0:  # the first call compiles (Triton, Inductor): the lock after it
-                self.trial(k, self.cand_inputs)
-                continue
-            with self.holds.preparing():
-                self.trial(k, self.fresh(seed, secret=k >= 2))
+        try:
+            for k in range(2 + max(0, self.params.fresh_trials)):
+                seed = (req.seed, req.recheck_seed)[k] if k < 2 else secrets.randbits(31)
+                if k == 0:  # the first call compiles (Triton, Inductor): the lock after it
+                    self.trial(k, self.cand_inputs)
+                    continue
+                with self.holds.preparing():
+                    self.trial(k, self.fresh(seed, secret=k >= 2))
+        finally:  # a failed trial's late writes are evidence too
+            self.settle_trials()
+        self.check_rejected()
         self.phase("correctness")
+
+    def settle_trials(self) -> None:
+        """The late-write checks of the trials after the first, deferred: their wait for late
+        writes (``SETTLE_S``) sat inside the device's shared hold, which keeps every timer
+        waiting; it is spent here, outside it, once."""
+        if self.checker is None:
+            return
+        self.checker.wait_deferred()
+        with self.holds.preparing():
+            self.checker.settle_late()
 
     def trial(self, k: int, inputs: list) -> None:
         """One correctness trial: run both sides, judge, compare, keep the outputs."""
@@ -286,7 +301,7 @@ class VariantRun:
         dynamo = self.params.call_path == "dynamo"
         try:
             with torch.no_grad():
-                out, pristine, mutated = self.call_candidate(inputs)
+                out, pristine, mutated = self.call_candidate(inputs, defer=k > 0)
         except Exception as exc:  # noqa: BLE001 - any failure of the candidate is classified
             self.integrity_error(exc)
             status = Status.COMPILE_ERROR if dynamo and k == 0 else Status.RUNTIME_ERROR

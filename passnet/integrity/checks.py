@@ -189,13 +189,17 @@ class CandidateChecker:
             self.rt.add("late-write", f"output(s) {late} changed after the call returned "
                         "(work left running on a thread or stream)")  # fmt: skip
 
+    def wait_deferred(self) -> None:
+        """Wait until the last deferred call has had ``SETTLE_S`` to settle."""
+        wait = SETTLE_S - (time.monotonic() - self.last_deferred) if self.unsettled else 0.0
+        if wait > 0:
+            time.sleep(wait)
+
     def settle_late(self) -> None:
         """The deferred late-write comparisons, once the last deferred call has settled."""
         if not self.unsettled:
             return
-        wait = SETTLE_S - (time.monotonic() - self.last_deferred)
-        if wait > 0:
-            time.sleep(wait)
+        self.wait_deferred()
         if self.device.type == "cuda":
             torch.cuda.synchronize(self.device)
         for outs, snaps, index in self.unsettled:
