@@ -431,3 +431,21 @@ def test_a_zoo_bert_at_hidden_192_fuses_every_residual_layer_norm(tmp_path: Path
     assert be.coverage()["add+layer_norm"] == (5, 5)
     cmp = compare_outputs(dict(out), dict(ref))
     assert cmp.tightest_passing_t is not None and cmp.tightest_passing_t <= -4, cmp
+
+
+def test_the_zoo_library_fuses_t5s_residual_rms_norm_at_a_new_hidden_size() -> None:
+    """``examples/zoo_passes`` (generic rules, committed) on the zoo's T5 encoder built at
+    hidden size 192: all four residual add + RMSNorm sites fused (T5's float32 graph has no
+    cast between ``rsqrt`` and the multiply, unlike the half-precision tasks' patterns), and
+    the outputs correct."""
+    from passnet.accelerate.models import load_model
+
+    library = Path(__file__).resolve().parents[1] / "examples" / "zoo_passes"
+    loaded = load_model("t5-encoder", batch=1, size=8, hidden=192)
+    torch._dynamo.reset()
+    be = passnet.backend(passes=[library], inner="eager")
+    with torch.no_grad():
+        out, ref = loaded(torch.compile(loaded.model, backend=be)), loaded()
+    assert be.coverage()["add+rms_norm"] == (4, 4)
+    cmp = compare_outputs(dict(out), dict(ref))
+    assert cmp.tightest_passing_t is not None and cmp.tightest_passing_t <= -4, cmp
