@@ -309,12 +309,12 @@ class VariantRun:
         if k == 0:  # the candidate's first call: Triton's or a compiler's compile happens here
             self.phase("first_call")
         with self.holds.preparing():  # after a compile: device work (trials k > 0 hold it)
-            self.check_trial(k, out, pristine, mutated, inputs)
+            self.check_trial(k, where, out, pristine, mutated, inputs)
 
-    def check_trial(self, k: int, out: Any, pristine: list, mutated: set[int],
+    def check_trial(self, k: int, where: str, out: Any, pristine: list, mutated: set[int],
                     inputs: list) -> None:  # fmt: skip
-        """A trial's candidate outputs judged against the reference's, run on ``pristine``."""
-        where = "" if k == 0 else f" on fresh inputs (trial {k + 1})"
+        """A trial's candidate outputs judged against the reference's, run on ``pristine``
+        (``where``: the trial, for messages)."""
         if k == 0 and self.params.call_path == "dynamo":
             self.result.matches = self.built.matches
             if self.kind.runs_pass_code and sum(self.built.matches.values()) == 0:
