@@ -3,8 +3,11 @@ tensors tells a pass that their values changed, and no two calls in a row get th
 
 from __future__ import annotations
 
+import pytest
 import torch
 
+from passnet.core.tolerance import tolerance
+from passnet.integrity import timed_values
 from passnet.integrity.timed_values import (
     Feed,
     ValueBank,
@@ -75,6 +78,52 @@ def test_matches_many_agrees_with_matches_pair_by_pair() -> None:
     assert want == [True, False, False, False, False, False, True, False, False]
     assert matches_many(pairs, -5) == want
     assert matches_many([], -5) == []
+
+
+def _one_by_one(out: tuple, expected: tuple, level: int) -> bool:
+    """What ``matches`` means, written pair by pair with no stacking."""
+    for c, r in zip(out, expected, strict=True):
+        if c.dtype != r.dtype or c.shape != r.shape:
+            return False
+        if r.is_floating_point():
+            rtol, atol = tolerance(str(r.dtype), level)
+            if not torch.isclose(c, r, rtol=rtol, atol=atol, equal_nan=True).all():
+                return False
+        elif not torch.equal(c, r):
+            return False
+    return True
+
+
+@pytest.mark.parametrize("stack_bytes, alone", [(1 << 26, 1 << 20), (64, 1 << 20), (1 << 26, 16)])
+def test_stacked_comparison_gives_each_pair_its_own_verdict(
+    monkeypatch: pytest.MonkeyPatch, stack_bytes: int, alone: int
+) -> None:
+    """Held calls of one shape are compared in stacks (in chunks, or alone where large): each
+    pair still gets the verdict of its own comparison, whatever its neighbours in the stack."""
+    monkeypatch.setattr(timed_values, "STACK_BYTES", stack_bytes)
+    monkeypatch.setattr(timed_values, "STACK_ALONE", alone)
+    gen = torch.Generator().manual_seed(0)
+    shapes = [(3, 5), (), (0, 4), (7,)]
+    pairs, want = [], []
+    for k in range(60):
+        shape = shapes[k % len(shapes)]
+        ref = (torch.randn(shape, generator=gen), torch.randint(0, 9, (2,), generator=gen),
+               torch.randn(shape, generator=gen).half())  # fmt: skip
+        out = [t.clone() for t in ref]
+        kind = k % 5
+        if kind == 1 and out[0].numel():
+            out[0].view(-1)[0] += 1e-2  # too far at -5
+        elif kind == 2:
+            out[1][1] += 1  # integers exactly
+        elif kind == 3 and out[2].numel():
+            out[2].view(-1)[-1] = float("nan")  # NaN where the reference is finite
+        elif kind == 4 and ref[0].numel():
+            ref[0].view(-1)[0] = float("nan")  # NaN where the reference has it: fine
+            out[0].view(-1)[0] = float("nan")
+        pairs.append((tuple(out), ref))
+        want.append(_one_by_one(tuple(out), ref, -5))
+    assert want.count(True) not in (0, len(want))
+    assert matches_many(pairs, -5) == want
 
 
 def test_the_bank_fits_a_budget_but_holds_at_least_two_sets() -> None:

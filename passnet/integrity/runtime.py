@@ -42,6 +42,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from passnet.core.results import Finding
 from passnet.integrity.device_work import DeviceWork, timed_wait
+from passnet.integrity.harness_watch import HarnessWatch
 from passnet.integrity.process_probes import (
     child_pids,
     l2_persisting_limit,
@@ -65,7 +66,8 @@ WATCHED_MODULES = (
     "time builtins threading os json statistics secrets random torch torch.cuda "
     "torch.nn.functional torch.fx passnet.scores.compare passnet.evaluation.timing "
     "passnet.evaluation.worker passnet.evaluation.candidates passnet.graph.sample "
-    "passnet.core.tolerance passnet.integrity.runtime passnet.integrity.checks"
+    "passnet.core.tolerance passnet.integrity.runtime passnet.integrity.checks "
+    "passnet.integrity.harness_watch"
 ).split()
 _SKIP_FRAMES = (str(Path(torch.__file__).parent) + os.sep, str(Path(__file__).parent) + os.sep,
                 contextlib.__file__)  # fmt: skip
@@ -201,7 +203,7 @@ class Runtime:
         # that launched no Triton kernel (checks.CandidateChecker.ghost)
         self.device_work = DeviceWork()  # the side-stream check's strikes (device_work.py)
         self._seen: set[tuple[str, str]] = set()
-        self._watch: list[tuple[Any, str, Any, Any]] = []
+        self._watch = HarnessWatch([])  # nothing watched before ``snapshot``
         self._unhook: list[tuple[type, str, Any]] = []
         self.hooked = _hook_triton(self)
         _warm_thread_pools(device)
@@ -316,14 +318,7 @@ class Runtime:
                    TorchDispatchMode, TorchFunctionMode, threading.Thread, *self.hooked]  # fmt: skip
         if self.device.type == "cuda":
             owners += [torch.cuda.Event, torch.cuda.Stream]
-        self._watch = []
-        for owner in owners:
-            for key, value in list(vars(owner).items()):
-                if isinstance(owner, type) and not isinstance(value, _CLASS_WATCH):
-                    continue
-                if not isinstance(owner, type) and not callable(value):
-                    continue
-                self._watch.append((owner, key, value, getattr(value, "__code__", None)))
+        self._watch = HarnessWatch(owners)
 
     def watch_instances(self, *objects: Any) -> None:
         """Harness objects whose methods a pass must not shadow on the instance (this
@@ -336,14 +331,7 @@ class Runtime:
         changed = [f"{type(obj).__name__}.{name} (on the instance)"
                    for obj in getattr(self, "_instances", [self]) for name in vars(obj)
                    if callable(getattr(type(obj), name, None))]  # fmt: skip
-        for owner, key, value, code in self._watch:
-            now = vars(owner).get(key, _MISSING)
-            if now is not value and _torch_rewrap(now, value):
-                continue
-            if now is not value or (
-                code is not None and getattr(now, "__code__", None) is not code
-            ):
-                changed.append(f"{getattr(owner, '__name__', owner)}.{key}")
+        changed += self._watch.changed()
         if changed:
             more = f" (+{len(changed) - 6} more)" if len(changed) > 6 else ""
             self.add("harness-tamper", "replaced: " + ", ".join(changed[:6]) + more)
@@ -428,18 +416,6 @@ class Runtime:
 
 
 _GETITEM = __import__("operator").getitem
-_MISSING = object()
-_CLASS_WATCH = (types.FunctionType, staticmethod, classmethod, property)
-
-
-def _torch_rewrap(now: Any, value: Any) -> bool:
-    """torch's own lazy re-wrapping (importing Dynamo wraps ``torch.manual_seed`` and
-    ``nn.Module.__init__``): a function defined inside torch that wraps the original."""
-    code = getattr(now, "__code__", None)
-    if code is None or not code.co_filename.startswith(_SKIP_FRAMES[0]):
-        return False
-    cells = [c.cell_contents for c in getattr(now, "__closure__", None) or ()]
-    return getattr(now, "__wrapped__", None) is value or any(c is value for c in cells)
 
 
 def _copy_graph(graph: torch.fx.Graph) -> torch.fx.Graph:

@@ -43,6 +43,8 @@ MIN_SETS, MAX_SETS = 2, 8
 BANK_BUDGET = {"cuda": 1 << 30, "cpu": 1 << 28}  # bytes the bank's sets and outputs may take
 HOLD_BUDGET = 1 << 28  # bytes of outputs a side holds until its block of calls ends
 STEPS_AHEAD = 512  # random bytes read at once for a Feed's steps
+STACK_BYTES = 1 << 26  # bytes of one side's small tensors compared in one stack (``matches_many``)
+STACK_ALONE = 1 << 20  # a tensor larger than this is compared on its own, not stacked
 
 
 def _nbytes(obj: Any) -> int:
@@ -197,15 +199,18 @@ def matches(out: Any, expected: Any, level: int) -> bool:
 def matches_many(pairs: list[tuple[Any, Any]], level: int) -> list[bool]:
     """``matches`` for every ``(out, expected)`` pair with one host synchronisation in all:
     each pair's tensors are compared on their device into a flag, and the flags are read
-    together (a comparison read one by one waited for the device once per held call)."""
-    flags: list[torch.Tensor] = []
-    owner: list[int] = []
+    together (a comparison read one by one waited for the device once per held call). Small
+    tensors of one dtype, shape and device are stacked and compared in one go (``_flags``):
+    a block's held calls are mostly such, and one comparison per call put a few kernel
+    launches of host work per held call inside the timing lock."""
     ok = [True] * len(pairs)
+    groups: dict[tuple, list[tuple[int, torch.Tensor, torch.Tensor]]] = {}
     for i, (out, expected) in enumerate(pairs):
         got, want = leaves(out), leaves(expected)
         if len(got) != len(want):
             ok[i] = False
             continue
+        compared = []
         for c, r in zip(got, want, strict=True):
             if not isinstance(r, torch.Tensor):
                 if isinstance(c, torch.Tensor) or c != r:
@@ -216,14 +221,48 @@ def matches_many(pairs: list[tuple[Any, Any]], level: int) -> list[bool]:
                     or c.device != r.device):  # fmt: skip
                 ok[i] = False
                 break
-            if r.is_floating_point():
-                rtol, atol = tolerance(str(r.dtype), level)
-                flags.append(torch.isclose(c, r, rtol=rtol, atol=atol, equal_nan=True).all())
-            else:
-                flags.append(torch.eq(c, r).all())
-            owner.append(i)
+            compared.append((c, r))
+        if ok[i]:
+            for c, r in compared:
+                groups.setdefault((r.dtype, r.shape, r.device), []).append((i, c, r))
+    owner: list[int] = []
+    flags: list[torch.Tensor] = []
+    for (dtype, _, _), members in groups.items():
+        rtol, atol = tolerance(str(dtype), level) if dtype.is_floating_point else (0.0, 0.0)
+        for chunk in _chunks(members):
+            owner += [i for i, _, _ in chunk]
+            flags.append(_flags(chunk, rtol, atol))
     if flags:
-        for i, flag in zip(owner, torch.stack([f.to(flags[0].device) for f in flags]).tolist(),
+        device = flags[0].device
+        for i, flag in zip(owner, torch.cat([f.to(device) for f in flags]).tolist(),
                            strict=True):  # fmt: skip
             ok[i] = ok[i] and bool(flag)
     return ok
+
+
+def _chunks(members: list[tuple[int, torch.Tensor, torch.Tensor]]) -> list[list]:
+    """``members`` (pairs of one dtype, shape and device) in stacks of at most ``STACK_BYTES``
+    a side; a tensor larger than ``STACK_ALONE`` alone (stacking would copy it: its
+    comparison costs more than a launch anyway)."""
+    _, c0, _ = members[0]
+    size = c0.numel() * c0.element_size()
+    if size > STACK_ALONE:
+        return [[m] for m in members]
+    per = max(1, STACK_BYTES // max(1, size))
+    return [members[k : k + per] for k in range(0, len(members), per)]
+
+
+def _flags(chunk: list[tuple[int, torch.Tensor, torch.Tensor]], rtol: float,
+           atol: float) -> torch.Tensor:  # fmt: skip
+    """One flag per pair of ``chunk``: all elements close (floats: ``isclose`` at ``rtol`` and
+    ``atol``, NaN only where the reference has it) or equal (integers, bool)."""
+    if len(chunk) == 1:
+        got, want = chunk[0][1].unsqueeze(0), chunk[0][2].unsqueeze(0)
+    else:
+        got = torch.stack([c for _, c, _ in chunk])
+        want = torch.stack([r for _, _, r in chunk])
+    if want.is_floating_point():
+        close = torch.isclose(got, want, rtol=rtol, atol=atol, equal_nan=True)
+    else:
+        close = torch.eq(got, want)
+    return close.reshape(len(chunk), -1 if want[0].numel() else 0).all(1)
