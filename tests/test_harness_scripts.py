@@ -172,3 +172,42 @@ esac
     assert (tmp_path / "tune-cache.txt").read_text().strip() == f"{acc}/tune.sqlite"
     table = (acc / "table.md").read_text().splitlines()
     assert len(table) == 3 and table[2].startswith("| gpt2 | float32 | b1-s128 | 5 |")
+
+
+# scripts/harness_p2.sh (P2 with two harnesses side by side) and its table, scripts/p2_summary.py.
+def _p2_result(seconds: float, noisy: list[bool], findings: list[str]) -> dict:
+    """A ``passnet eval --json`` task result with what the summary reads."""
+    from passnet.core.results import SideTiming, Timing, VariantResult
+
+    def side(is_noisy: bool) -> SideTiming:
+        return SideTiming(wall=Timing(method="wall", samples_us=[50.0], median_us=50.0,
+                                      iqr_us=12.0, rounds=4, noisy=is_noisy))  # fmt: skip
+
+    variants = [
+        VariantResult(graph=f"graphs/float32/{i}", dtype="float32", status="ok",
+                      reference=side(False), candidate=side(n),
+                      phase_seconds={"wait": 1.0, "timing": 0.1, "timing_checks": 0.05,
+                                     "timing_settle": 0.02},
+                      integrity=[{"check": c, "detail": "", "fatal": False} for c in findings])
+        for i, n in enumerate(noisy)
+    ]  # fmt: skip
+    return {"wall_seconds": seconds, "scores": {"AS": 1.1},
+            "variants": [json.loads(v.model_dump_json()) for v in variants]}  # fmt: skip
+
+
+def test_p2_summary_lists_every_call_and_the_warm_medians(tmp_path: Path) -> None:
+    for name, seconds, noisy in [("new_1", 9.0, [True, False]), ("new_2", 4.0, [False, False]),
+                                 ("new_3", 5.0, [True, True]), ("old_1", 6.0, [False, False]),
+                                 ("old_2", 4.5, [False, True])]:  # fmt: skip
+        findings = ["timed-drift"] if name == "new_2" else []
+        (tmp_path / f"p2_{name}.json").write_text(json.dumps(_p2_result(seconds, noisy, findings)))
+    out = subprocess.run([sys.executable, str(ROOT / "scripts" / "p2_summary.py"), str(tmp_path)],
+                         capture_output=True, text=True, check=True).stdout.splitlines()  # fmt: skip
+    assert out[1].startswith("new 2: 4.00 s, noisy 0/2, lock 0.34 s (timed 0.2, checked 0.1,")
+    assert out[1].endswith("findings timed-drift") and "noisy 2/2" in out[2]
+    assert out[-2:] == ["new: median 4.50 s over 2 warm call(s) (4.00-5.00)",
+                        "old: median 4.50 s over 1 warm call(s) (4.50-4.50)"]  # fmt: skip
+
+
+def test_harness_p2_sh_parses() -> None:
+    subprocess.run(["bash", "-n", str(ROOT / "scripts" / "harness_p2.sh")], check=True)
