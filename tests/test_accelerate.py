@@ -176,6 +176,12 @@ def test_a_guard_refusing_a_site_falls_back_to_the_pattern(tmp_path: Path) -> No
     (rule,) = be.summary().values()
     assert rule["count"] == 2 and rule["fallback_calls"] == 1
     assert "written for 4 rows" in rule["fallback_reason"]
+    # a rule that fell back fused nothing for sure: its sites count as found, not fused
+    assert be.coverage()["bias+activation"] == (2, 0)
+    fine = passnet.backend(passes=folder, inner="inductor")
+    torch._dynamo.reset()
+    torch.compile(model, backend=fine)(*torch.randn(2, 4, 8), *torch.randn(2, 4, 8))
+    assert fine.coverage()["bias+activation"] == (2, 2)
 
 
 def test_synthesised_style_pattern_fires_on_inplace_relu_after_eval_batch_norm(

@@ -449,3 +449,37 @@ def test_the_zoo_library_fuses_t5s_residual_rms_norm_at_a_new_hidden_size() -> N
     assert be.coverage()["add+rms_norm"] == (4, 4)
     cmp = compare_outputs(dict(out), dict(ref))
     assert cmp.tightest_passing_t is not None and cmp.tightest_passing_t <= -4, cmp
+
+
+@pytest.mark.parametrize(
+    "model, sites",
+    [("swin", {"add+layer_norm": (3, 3), "bias+activation": (2, 2)}),
+     ("convnext", {"bias+activation": (4, 4)})],
+)  # fmt: skip
+def test_the_zoo_library_fuses_vision_transformers_sites_at_a_new_width(
+    model: str, sites: dict[str, tuple[int, int]]
+) -> None:
+    """Swin (``embed_dim``) and ConvNeXt (``hidden_sizes``, every stage scaled) built at a
+    first-stage width of 24, which no task has: ``examples/passes`` and ``examples/zoo_passes``
+    fuse every residual add + LayerNorm and bias + activation site, outputs correct."""
+    from passnet.accelerate.models import load_model
+
+    root = Path(__file__).resolve().parents[1] / "examples"
+    loaded = load_model(model, batch=1, size=32, hidden=24)
+    assert loaded.shape.endswith("-h24")
+    torch._dynamo.reset()
+    be = passnet.backend(passes=[root / "passes", root / "zoo_passes"], inner="eager")
+    with torch.no_grad():
+        out, ref = loaded(torch.compile(loaded.model, backend=be)), loaded()
+    assert {k: v for k, v in be.coverage().items() if v[0]} == sites
+    cmp = compare_outputs(dict(out), dict(ref))
+    assert cmp.tightest_passing_t is not None and cmp.tightest_passing_t <= -4, cmp
+
+
+def test_a_stage_width_list_keeps_its_ratios() -> None:
+    from passnet.dataset.zoo import hidden_width, resolve
+
+    zoo = resolve("transformers/convnext")
+    with hidden_width(24) as applied:
+        model = zoo.build(zoo.shapes[0])
+    assert applied == ["hidden_sizes"] and model.config.hidden_sizes == [24, 48, 96, 192]

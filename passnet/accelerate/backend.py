@@ -29,7 +29,7 @@ from torch.fx import GraphModule
 
 from passnet.accelerate import tune
 from passnet.accelerate.library import GraphReport, LibraryError, PassLibrary, summarize
-from passnet.accelerate.sites import coverage, find_sites
+from passnet.accelerate.sites import KINDS, coverage, find_sites
 from passnet.accelerate.tune import TuneCache
 
 INNERS = ("inductor", "eager")
@@ -69,10 +69,10 @@ class PassnetBackend:
 
         inductor = self.inner == "inductor"
         keep, tuned = self._tuned(gm, example_inputs) if self.tune else (None, "")
-        found = find_sites(gm.graph)
+        sites = find_sites(gm.graph)  # before the rewrite replaces their nodes
         report = self.library.apply(gm, len(self.reports), op_target if inductor else None, keep)
         report.inner, report.tune = self.inner, tuned
-        report.sites = coverage(found, (f.nodes for f in report.fired))
+        report.sites = sites
         self.reports.append(report)
         if not inductor:
             return gm.forward
@@ -141,11 +141,17 @@ class PassnetBackend:
         return summarize(self.reports, self.library.rules)
 
     def coverage(self) -> dict[str, tuple[int, int]]:
-        """Per site kind (sites.py), over every graph: (sites found, sites a rule fused)."""
-        out: dict[str, tuple[int, int]] = {}
+        """Per site kind (sites.py), over every graph: (sites found, sites a rule fused). A
+        site is fused where a fired match holds its nodes and that match's rule never fell
+        back to its pattern on a call (its kernel refused the inputs: another rank, say, so
+        the site ran eagerly). Fallbacks are counted per rule: one refused site uncounts
+        every site of that rule, so the count errs low, never high."""
+        fell_back = {r.label for r in self.library.rules if r.fallbacks}
+        out = {kind: (0, 0) for kind in KINDS}
         for r in self.reports:
-            for kind, (found, fused) in r.sites.items():
-                a, b = out.get(kind, (0, 0))
+            kept = (f.nodes for f in r.fired if f.rule not in fell_back)
+            for kind, (found, fused) in coverage(r.sites, kept).items():
+                a, b = out[kind]
                 out[kind] = (a + found, b + fused)
         return out
 

@@ -36,6 +36,7 @@ from typing import Any
 
 from torch.fx import GraphModule, Node
 
+from passnet.accelerate.sites import Site
 from passnet.accelerate.writes import check_passed, dead_write, order_problem, written_inputs
 
 # The matcher's own search and rewrite, so a rule fires identically here and in a task.
@@ -147,7 +148,7 @@ class GraphReport:
     refused: list[Refused] = field(default_factory=list)  # matches whose write order differs
     misses: dict[str, str] = field(default_factory=dict)  # rule -> why it matched nothing
     tune: str = ""  # what tuning decided for this graph (tune.py), or ""
-    sites: dict[str, tuple[int, int]] = field(default_factory=dict)  # kind -> (found, fused)
+    sites: list[Site] = field(default_factory=list)  # the fusion sites (sites.py) it offers
     inner: str = ""
     note: str = ""
 

@@ -121,8 +121,10 @@ _TINY_NLP = {**_TINY, "vocab_size": 1000, "intermediate_size": 256, "max_positio
 _TINY_DECODER = {**_TINY_NLP, "num_key_value_heads": 1, "use_cache": False}
 
 
-#: The config keys that are a transformers model's hidden size (``hidden_width`` sets them).
-WIDTH_KEYS = ("hidden_size", "n_embd", "d_model", "dim")
+#: The config keys that are a transformers model's hidden size (``hidden_width`` sets them):
+#: ``embed_dim`` is Swin's first stage width, ``hidden_sizes`` ConvNeXt's, ResNet's and
+#: Segformer's widths of every stage (the first becomes the width, the rest keep their ratios).
+WIDTH_KEYS = ("hidden_size", "n_embd", "d_model", "dim", "embed_dim", "hidden_sizes")
 _WIDTH: ContextVar[list | None] = ContextVar("zoo_width", default=None)
 
 
@@ -139,6 +141,14 @@ def hidden_width(width: int | None) -> Iterator[list]:
         _WIDTH.reset(token)
 
 
+def _widened(value: Any, width: int) -> Any:
+    """A config's width ``value`` set to ``width``: a list of stage widths scaled so that its
+    first is ``width`` (each at least 1)."""
+    if isinstance(value, list):
+        return [max(1, round(v * width / value[0])) for v in value]
+    return width
+
+
 def _hf(model_cls: str, config_cls: str, shape_key: str | None = None, **config: Any):
     """Builder of a transformers model from its config class (``shape_key`` gets shape.size)."""
 
@@ -150,7 +160,7 @@ def _hf(model_cls: str, config_cls: str, shape_key: str | None = None, **config:
         if (width := _WIDTH.get()) is not None:
             for key in WIDTH_KEYS:
                 if key in kwargs:
-                    kwargs[key] = width[0]
+                    kwargs[key] = _widened(kwargs[key], width[0])
                     width[1].append(key)
         cfg = getattr(transformers, config_cls)(**kwargs)
         torch.manual_seed(0)
