@@ -454,14 +454,17 @@ def test_the_zoo_library_fuses_t5s_residual_rms_norm_at_a_new_hidden_size() -> N
 @pytest.mark.parametrize(
     "model, sites",
     [("swin", {"add+layer_norm": (3, 3), "bias+activation": (2, 2)}),
-     ("convnext", {"bias+activation": (4, 4)})],
+     ("convnext", {"bias+activation": (4, 4)}),
+     ("resnet", {"bias+activation": (4, 4)})],  # residual add + ReLU, from 5-D tasks
 )  # fmt: skip
-def test_the_zoo_library_fuses_vision_transformers_sites_at_a_new_width(
+def test_the_zoo_library_fuses_vision_models_sites_at_a_new_width(
     model: str, sites: dict[str, tuple[int, int]]
 ) -> None:
-    """Swin (``embed_dim``) and ConvNeXt (``hidden_sizes``, every stage scaled) built at a
-    first-stage width of 24, which no task has: ``examples/passes`` and ``examples/zoo_passes``
-    fuse every residual add + LayerNorm and bias + activation site, outputs correct."""
+    """Swin (``embed_dim``), ConvNeXt and ResNet (``hidden_sizes``, every stage scaled) built
+    at a first-stage width of 24, which no task has: ``examples/passes`` and
+    ``examples/zoo_passes`` fuse every residual add + LayerNorm and bias + activation site
+    (ResNet's residual batch_norm + add + ReLU by a rule from 5-D tasks, rank-padded), no rule
+    falling back, outputs correct."""
     from passnet.accelerate.models import load_model
 
     root = Path(__file__).resolve().parents[1] / "examples"

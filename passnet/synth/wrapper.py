@@ -9,7 +9,8 @@ over its statements (no :class:`~passnet.synth.ir.Tensor` leaf); its parameters 
 metadata it reads. Kernels whose outputs may be views of their inputs keep the plain form,
 every step on every call (the views are made per call). A generic rule's wrapper takes the
 free literals the matcher bound after the inputs (``replacement_args`` passes them); a plan
-reads those it needs as parameters, like the inputs' metadata.
+reads those it needs as parameters, like the inputs' metadata. A flat kernel's plan may
+first insert size-1 dims into inputs of a lower rank than generated (``rank_pad``).
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ from passnet.synth.ir import (
 )
 from passnet.synth.kernel import Kernel
 from passnet.synth.pattern import default
+from passnet.synth.rank_pad import pad_floor, padding, unpadded
 from passnet.synth.shapes import MAX_ROW, prod
 from passnet.synth.stmts import (
     Assign,
@@ -261,11 +263,13 @@ def _planned(fname: str, kname: str, k: Kernel, n_inputs: int, params: list[Para
     ints = [p.value for p in params if p.role == "int"]
     grid = _total(k)
     body = _checks(fname, k) + _grid(fname, k, tuning)
+    floor = pad_floor(k, tensor_inputs(k))  # lower ranks served by size-1 dims (rank_pad)
+    sizes = [_size(k, k.outputs[i]) for i in _own(k)]
     body.append(
         Return(
             tuple_of(
                 [
-                    *(_size(k, k.outputs[i]) for i in _own(k)),
+                    *(sizes if floor is None else [unpadded(s) for s in sizes]),
                     Tuple((grid,)),
                     cmp(">", grid, 0),
                     tuple_of(ints),
@@ -279,8 +283,12 @@ def _planned(fname: str, kname: str, k: Kernel, n_inputs: int, params: list[Para
     if any(isinstance(x, Tensor) for x in leaves):
         return None
     used: list[tuple[str, Expr]] = [(f"s{j}", Attr(Tensor(j), "shape")) for j in tensor_inputs(k)]
-    used += [(f"t{j}", method(Tensor(j), "stride")) for j in range(n_inputs)
-             if any(isinstance(x, Stride) and x.j == j for x in leaves)]  # fmt: skip
+    strided = {
+        j for j in range(n_inputs) if any(isinstance(x, Stride) and x.j == j for x in leaves)
+    }
+    used += [(f"t{j}", method(Tensor(j), "stride")) for j in sorted(strided)]
+    if floor is not None:
+        body = padding(k, tensor_inputs(k), floor, strided) + body
     used += [(f"d{j}", DtypeOf(j)) for j in range(n_inputs) if DtypeOf(j) in leaves]
     used += [("cuda", IsCuda())] if IsCuda() in leaves else []
     used += [(kw, _hashable(k, kw)) for kw in k.shapes.bound

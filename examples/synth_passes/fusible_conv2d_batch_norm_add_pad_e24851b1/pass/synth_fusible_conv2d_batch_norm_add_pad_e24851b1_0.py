@@ -106,6 +106,14 @@ def _synth_fusible_conv2d_batch_norm_add_pad_e24851b1_0_kernel(
 
 @plan_cache
 def _synth_fusible_conv2d_batch_norm_add_pad_e24851b1_0_plan(s0, s1, s2, s3, s4, s5, t0, t1, t2, t3, t4, t5, d0, d5):
+    if len(s0) >= 3 and len(s0) < 4:
+        p = 4 - len(s0)
+        s0 = s0[:2] + (1,) * p + s0[2:]
+        t0 = t0[:2] + (0,) * p + t0[2:]
+        s5 = s5[:2] + (1,) * p + s5[2:]
+        t5 = t5[:2] + (0,) * p + t5[2:]
+    else:
+        p = 0
     if len(s0) != 4 or len(s1) != 1 or len(s2) != 1 or len(s3) != 1 or len(s4) != 1 or len(s5) != 4:
         raise ValueError("synth_fusible_conv2d_batch_norm_add_pad_e24851b1_0: an input of another rank than generated for")
     m0 = max(s5[0], s0[0])
@@ -118,7 +126,7 @@ def _synth_fusible_conv2d_batch_norm_add_pad_e24851b1_0_plan(s0, s1, s2, s3, s4,
     numel = m0 * m1 * m2 * m3
     BLOCK = 1024
     g0 = (numel + BLOCK - 1) // BLOCK
-    return ((m0, m1, m2, m3), (m0, m1, m2, m3), (g0,), g0 > 0, (m3, m2, m1, (t5[0] if s5[0] != 1 else 0), (t5[1] if s5[1] != 1 else 0), (t5[2] if s5[2] != 1 else 0), (t5[3] if s5[3] != 1 else 0), (t1[0] if s1[0] != 1 else 0), (t2[0] if s2[0] != 1 else 0), (t3[0] if s3[0] != 1 else 0), (t4[0] if s4[0] != 1 else 0), (t0[0] if s0[0] != 1 else 0), (t0[1] if s0[1] != 1 else 0), (t0[2] if s0[2] != 1 else 0), (t0[3] if s0[3] != 1 else 0), numel), {"BLOCK": BLOCK, "enable_fp_fusion": False, "num_warps": 2})
+    return ((m0, m1, m2, m3)[:2] + (m0, m1, m2, m3)[2 + p:], (m0, m1, m2, m3)[:2] + (m0, m1, m2, m3)[2 + p:], (g0,), g0 > 0, (m3, m2, m1, (t5[0] if s5[0] != 1 else 0), (t5[1] if s5[1] != 1 else 0), (t5[2] if s5[2] != 1 else 0), (t5[3] if s5[3] != 1 else 0), (t1[0] if s1[0] != 1 else 0), (t2[0] if s2[0] != 1 else 0), (t3[0] if s3[0] != 1 else 0), (t4[0] if s4[0] != 1 else 0), (t0[0] if s0[0] != 1 else 0), (t0[1] if s0[1] != 1 else 0), (t0[2] if s0[2] != 1 else 0), (t0[3] if s0[3] != 1 else 0), numel), {"BLOCK": BLOCK, "enable_fp_fusion": False, "num_warps": 2})
 
 
 @torch.fx.wrap

@@ -97,6 +97,12 @@ def _synth_fusible_conv2d_batch_norm_hardtanh_pad_8586032c_1_kernel(
 
 @plan_cache
 def _synth_fusible_conv2d_batch_norm_hardtanh_pad_8586032c_1_plan(s0, s1, s2, s3, s4, t0, t1, t2, t3, t4):
+    if len(s0) >= 3 and len(s0) < 4:
+        p = 4 - len(s0)
+        s0 = s0[:2] + (1,) * p + s0[2:]
+        t0 = t0[:2] + (0,) * p + t0[2:]
+    else:
+        p = 0
     if len(s0) != 4 or len(s1) != 1 or len(s2) != 1 or len(s3) != 1 or len(s4) != 1:
         raise ValueError("synth_fusible_conv2d_batch_norm_hardtanh_pad_8586032c_1: an input of another rank than generated for")
     if not (s1[0] == s0[1]):
@@ -104,7 +110,7 @@ def _synth_fusible_conv2d_batch_norm_hardtanh_pad_8586032c_1_plan(s0, s1, s2, s3
     numel = s0[0] * s0[1] * s0[2] * s0[3]
     BLOCK = 2048
     g0 = (numel + BLOCK - 1) // BLOCK
-    return ((s0[0], s0[1], s0[2], s0[3]), (g0,), g0 > 0, (s0[3], s0[2], s0[1], (t1[0] if s1[0] != 1 else 0), (t2[0] if s2[0] != 1 else 0), (t3[0] if s3[0] != 1 else 0), (t4[0] if s4[0] != 1 else 0), (t0[0] if s0[0] != 1 else 0), (t0[1] if s0[1] != 1 else 0), (t0[2] if s0[2] != 1 else 0), (t0[3] if s0[3] != 1 else 0), numel), {"BLOCK": BLOCK, "enable_fp_fusion": False, "num_warps": 8})
+    return ((s0[0], s0[1], s0[2], s0[3])[:2] + (s0[0], s0[1], s0[2], s0[3])[2 + p:], (g0,), g0 > 0, (s0[3], s0[2], s0[1], (t1[0] if s1[0] != 1 else 0), (t2[0] if s2[0] != 1 else 0), (t3[0] if s3[0] != 1 else 0), (t4[0] if s4[0] != 1 else 0), (t0[0] if s0[0] != 1 else 0), (t0[1] if s0[1] != 1 else 0), (t0[2] if s0[2] != 1 else 0), (t0[3] if s0[3] != 1 else 0), numel), {"BLOCK": BLOCK, "enable_fp_fusion": False, "num_warps": 8})
 
 
 @torch.fx.wrap

@@ -83,12 +83,18 @@ def _synth_fusible_cos_mul_sin_to_etc_305be899_1_kernel(
 
 @plan_cache
 def _synth_fusible_cos_mul_sin_to_etc_305be899_1_plan(s0, t0):
+    if len(s0) >= 2 and len(s0) < 3:
+        p = 3 - len(s0)
+        s0 = s0[:2] + (1,) * p + s0[2:]
+        t0 = t0[:2] + (0,) * p + t0[2:]
+    else:
+        p = 0
     if len(s0) != 3:
         raise ValueError("synth_fusible_cos_mul_sin_to_etc_305be899_1: an input of another rank than generated for")
     numel = s0[0] * s0[1] * s0[2]
     BLOCK = 1024
     g0 = (numel + BLOCK - 1) // BLOCK
-    return ((s0[0], s0[1], s0[2]), (s0[0], s0[1], s0[2]), (g0,), g0 > 0, (s0[2], s0[1], (t0[0] if s0[0] != 1 else 0), (t0[1] if s0[1] != 1 else 0), (t0[2] if s0[2] != 1 else 0), numel), {"BLOCK": BLOCK, "enable_fp_fusion": False, "num_warps": 4})
+    return ((s0[0], s0[1], s0[2])[:2] + (s0[0], s0[1], s0[2])[2 + p:], (s0[0], s0[1], s0[2])[:2] + (s0[0], s0[1], s0[2])[2 + p:], (g0,), g0 > 0, (s0[2], s0[1], (t0[0] if s0[0] != 1 else 0), (t0[1] if s0[1] != 1 else 0), (t0[2] if s0[2] != 1 else 0), numel), {"BLOCK": BLOCK, "enable_fp_fusion": False, "num_warps": 4})
 
 
 @torch.fx.wrap

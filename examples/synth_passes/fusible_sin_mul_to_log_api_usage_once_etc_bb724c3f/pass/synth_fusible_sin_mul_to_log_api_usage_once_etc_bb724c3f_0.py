@@ -87,6 +87,14 @@ def _synth_fusible_sin_mul_to_log_api_usage_once_etc_bb724c3f_0_kernel(
 
 @plan_cache
 def _synth_fusible_sin_mul_to_log_api_usage_once_etc_bb724c3f_0_plan(s0, s1, t0, t1):
+    if len(s0) >= 2 and len(s0) < 3:
+        p = 3 - len(s0)
+        s0 = s0[:2] + (1,) * p + s0[2:]
+        t0 = t0[:2] + (0,) * p + t0[2:]
+        s1 = s1[:2] + (1,) * p + s1[2:]
+        t1 = t1[:2] + (0,) * p + t1[2:]
+    else:
+        p = 0
     if len(s0) != 3 or len(s1) != 3:
         raise ValueError("synth_fusible_sin_mul_to_log_api_usage_once_etc_bb724c3f_0: an input of another rank than generated for")
     if not (s0[0] == s1[0]
@@ -96,7 +104,7 @@ def _synth_fusible_sin_mul_to_log_api_usage_once_etc_bb724c3f_0_plan(s0, s1, t0,
     numel = s1[0] * s1[1] * s1[2]
     BLOCK = 1024
     g0 = (numel + BLOCK - 1) // BLOCK
-    return ((s1[0], s1[1], s1[2]), (s0[0], s0[1], s0[2]), (g0,), g0 > 0, (s1[2], s1[1], s0[1], s0[2], (t1[0] if s1[0] != 1 else 0), (t1[1] if s1[1] != 1 else 0), (t1[2] if s1[2] != 1 else 0), (t0[0] if s0[0] != 1 else 0), (t0[1] if s0[1] != 1 else 0), (t0[2] if s0[2] != 1 else 0), numel), {"BLOCK": BLOCK, "enable_fp_fusion": False, "num_warps": 1})
+    return ((s1[0], s1[1], s1[2])[:2] + (s1[0], s1[1], s1[2])[2 + p:], (s0[0], s0[1], s0[2])[:2] + (s0[0], s0[1], s0[2])[2 + p:], (g0,), g0 > 0, (s1[2], s1[1], s0[1], s0[2], (t1[0] if s1[0] != 1 else 0), (t1[1] if s1[1] != 1 else 0), (t1[2] if s1[2] != 1 else 0), (t0[0] if s0[0] != 1 else 0), (t0[1] if s0[1] != 1 else 0), (t0[2] if s0[2] != 1 else 0), numel), {"BLOCK": BLOCK, "enable_fp_fusion": False, "num_warps": 1})
 
 
 @torch.fx.wrap
