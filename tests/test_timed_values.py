@@ -101,7 +101,7 @@ def test_stacked_comparison_gives_each_pair_its_own_verdict(
     """Held calls of one shape are compared in stacks (in chunks, or alone where large): each
     pair still gets the verdict of its own comparison, whatever its neighbours in the stack."""
     monkeypatch.setattr(timed_values, "STACK_BYTES", stack_bytes)
-    monkeypatch.setattr(timed_values, "STACK_ALONE", alone)
+    monkeypatch.setattr(timed_values, "STACK_ALONE", {"cuda": alone, "cpu": alone})
     gen = torch.Generator().manual_seed(0)
     shapes = [(3, 5), (), (0, 4), (7,)]
     pairs, want = [], []

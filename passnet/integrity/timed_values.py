@@ -44,7 +44,7 @@ BANK_BUDGET = {"cuda": 1 << 30, "cpu": 1 << 28}  # bytes the bank's sets and out
 HOLD_BUDGET = 1 << 28  # bytes of outputs a side holds until its block of calls ends
 STEPS_AHEAD = 512  # random bytes read at once for a Feed's steps
 STACK_BYTES = 1 << 26  # bytes of one side's small tensors compared in one stack (``matches_many``)
-STACK_ALONE = 1 << 20  # a tensor larger than this is compared on its own, not stacked
+STACK_ALONE = {"cuda": 1 << 20, "cpu": 1 << 13}  # larger tensors are compared on their own
 
 
 def _nbytes(obj: Any) -> int:
@@ -242,11 +242,12 @@ def matches_many(pairs: list[tuple[Any, Any]], level: int) -> list[bool]:
 
 def _chunks(members: list[tuple[int, torch.Tensor, torch.Tensor]]) -> list[list]:
     """``members`` (pairs of one dtype, shape and device) in stacks of at most ``STACK_BYTES``
-    a side; a tensor larger than ``STACK_ALONE`` alone (stacking would copy it: its
-    comparison costs more than a launch anyway)."""
+    a side; a tensor larger than ``STACK_ALONE`` alone (stacking copies it: on a GPU that pays
+    where a comparison costs launches more than bytes, on a CPU only for small tensors, whose
+    comparisons stay in cache one by one)."""
     _, c0, _ = members[0]
     size = c0.numel() * c0.element_size()
-    if size > STACK_ALONE:
+    if size > STACK_ALONE["cuda" if c0.is_cuda else "cpu"]:
         return [[m] for m in members]
     per = max(1, STACK_BYTES // max(1, size))
     return [members[k : k + per] for k in range(0, len(members), per)]
