@@ -34,9 +34,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
+import os
 import shutil
 import sys
 from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
+from functools import partial
 from pathlib import Path
 from typing import NamedTuple
 
@@ -231,7 +235,11 @@ def report_merge(found: list[PoolRun], merged: dict, pool_ids: dict, n_tasks: in
 
 
 def measures(
-    pool: Path, tasks: list[dict], merged: dict[tuple[str, str], Variant], device: str
+    pool: Path,
+    tasks: list[dict],
+    merged: dict[tuple[str, str], Variant],
+    device: str,
+    jobs: int = 1,
 ) -> list:
     """Per-task eager and Inductor results over the merged variants, as curation measures; a
     task whose variants do not all compute something eagerly is measured but not eligible."""
@@ -240,6 +248,17 @@ def measures(
     by_task: dict[str, list[Variant]] = {}
     for (task, _graph), v in sorted(merged.items()):
         by_task.setdefault(task, []).append(v)
+    graphs = {t["name"]: sorted((pool / t["name"] / "graphs").glob("*/*"))
+              for t in tasks if t["name"] in by_task}  # fmt: skip
+    every = [g for gs in graphs.values() for g in gs]
+    check = partial(works, device=device)
+    # Each graph loaded and run once eagerly: the slow part (minutes for a pool), in ``jobs``
+    # processes (spawned: no torch state forked); one runs them in this process.
+    if jobs > 1 and len(every) > 1:
+        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as ex:
+            ok = dict(zip(every, ex.map(check, every, chunksize=4), strict=True))
+    else:
+        ok = {g: check(g) for g in every}
     out = []
     for t in tasks:
         name = t["name"]
@@ -247,8 +266,7 @@ def measures(
             continue  # not measured (yet): the measurement is resumable
         vs = by_task[name]
         families = tuple(t["families"])  # suite.json keeps a task's families, not a variant's
-        graphs = sorted((pool / name / "graphs").glob("*/*"))
-        working = all(works(graph, device) for graph in graphs)
+        working = all(ok[graph] for graph in graphs[name])
         speedups = tuple(s for v in vs if (s := v.results["inductor"]) is not None)
         eager_ok = sum(v.results.get("eager") is not None for v in vs)
         out.append(TaskMeasure(name, families, len(vs), speedups, eager_ok, working))
@@ -281,7 +299,7 @@ def choose(args: argparse.Namespace) -> int:
     pool_ids = check_pool(pool, found)
     merged = newest_results(found)
     merge_record = report_merge(found, merged, pool_ids, len(tasks))
-    measured = measures(pool, tasks, merged, args.device)
+    measured = measures(pool, tasks, merged, args.device, args.jobs)
     try:
         chosen = choose_suite(measured, n=args.tasks, per_family=args.per_family,
                               min_families=args.min_families)  # fmt: skip
@@ -347,6 +365,12 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--per-family", type=int, default=2)
     c.add_argument("--min-families", type=int, default=100)
     c.add_argument("--device", default="cpu", help="where the eager-work check runs")
+    c.add_argument(
+        "--jobs",
+        type=int,
+        default=min(os.cpu_count() or 1, 8),
+        help="processes for the eager-work check (1: in this process)",
+    )
     args = parser.parse_args(argv)
     if args.command == "merge":
         counts = merge(args.out, args.pools, args.overwrite)

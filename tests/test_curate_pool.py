@@ -131,7 +131,7 @@ def choose(pool: Path, store: Path, out: Path, *extra: str) -> dict:
     """``choose`` in this process (the eager-work check taken as passed: the first test runs
     it); the suite's ``suite.json``."""
     args = ["choose", str(pool), "--store", str(store), "--out", str(out), "--tasks", "3",
-            "--per-family", "1", "--min-families", "2", *extra]  # fmt: skip
+            "--per-family", "1", "--min-families", "2", "--jobs", "1", *extra]  # fmt: skip
     assert curate_pool.main(args) == 0
     return json.loads((out / "suite.json").read_text())
 

@@ -256,7 +256,10 @@ def test_idle_workers_and_spares_die_with_their_killed_driver(
             _wait(lambda: _idle(driver.workers()), 60)  # past torch's import, reading stdin
             assert len(driver.named("passnet-zygote")) == (1 if driver.forked else 0)
         driver.kill()
-        assert _wait(lambda: not driver.workers(), 5), f"still running: {driver.workers()}"
+        # a spare still starting on its own (no zygote) took 4.1-5.1 s to end on the 2-core
+        # machine, idle or loaded, about its start-up's length: 5 s failed now and then
+        limit = 5 if when == "idle" else 15
+        assert _wait(lambda: not driver.workers(), limit), f"still running: {driver.workers()}"
         assert _wait(lambda: not _worker_dirs(driver.tmp_root), 2), _worker_dirs(driver.tmp_root)
         assert (shared / "tmp" / "headers.gch").read_text() == "precompiled"
     finally:
