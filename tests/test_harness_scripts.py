@@ -36,6 +36,12 @@ def test_harness_profile_names_the_phases_and_the_checked_calls_functions() -> N
     first = out.stdout.splitlines()[0]
     assert first.startswith("ok in ") and "timing_checks" in first
     assert "timed_phase.py" in out.stdout and "(timed_check)" in out.stdout
+    timers = subprocess.run([sys.executable, str(ROOT / "scripts" / "harness_profile.py"),
+                             str(GRAPH), "--pass-dir", str(pass_dir), "--trials", "16", "--timers"],
+                            capture_output=True, text=True, timeout=300, env=env, check=True)  # fmt: skip
+    rows = {line.split()[0]: line.split()[1:] for line in timers.stdout.splitlines()[2:]}
+    assert int(rows["Runtime.verify"][0]) > 0 and float(rows["Runtime.verify"][1]) > 0
+    assert int(rows["TimingPhase.timed_check"][0]) > 0 and int(rows["matches_many"][0]) > 0
 
 
 def test_the_bisect_row_summarises_a_probe_run() -> None:
