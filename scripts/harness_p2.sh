@@ -13,16 +13,17 @@ OLD=${HARNESS_OLD:?HARNESS_OLD names the other harness folder}
 TASK=$HERE/${TASK:-examples/suite/fusible_add_layer_norm_1f059508}
 PASS=$HERE/${PASS:-examples/synth_passes/fusible_add_layer_norm_1f059508/pass}
 DEV=${DEV:-cuda}
-serve() {  # serve HARNESS_ROOT LOG: a service on a free port, its address on LOG's first line
-  (cd "$1" && exec env PYTHONPATH="$1${PYTHONPATH:+:$PYTHONPATH}" python3 -m passnet.cli serve \
-    --device "$DEV" --port 0 > "$2" 2> "$2.err")
+serve() {  # serve HARNESS_ROOT LOG, run with &: the job becomes the service itself (exec), so
+  # the trap's kill reaches it (and it stops its workers), on a free port; its address in LOG
+  cd "$1" && exec env PYTHONPATH="$1${PYTHONPATH:+:$PYTHONPATH}" python3 -m passnet.cli serve \
+    --device "$DEV" --port 0 > "$2" 2> "$2.err"
 }
 serve "$HERE" /tmp/p2-serve-new.out & NEW_PID=$!
 serve "$HERE/$OLD" /tmp/p2-serve-old.out & OLD_PID=$!
-trap 'kill $NEW_PID $OLD_PID 2>/dev/null' EXIT
+trap 'kill $NEW_PID $OLD_PID 2>/dev/null; wait' EXIT
 for _ in $(seq 120); do  # both listening (a cold start imports torch and starts the workers)
-  grep -q 'http://' /tmp/p2-serve-new.out /tmp/p2-serve-old.out 2>/dev/null \
-    && [ "$(grep -l 'http://' /tmp/p2-serve-new.out /tmp/p2-serve-old.out | wc -l)" = 2 ] && break
+  [ "$(grep -l 'http://' /tmp/p2-serve-new.out /tmp/p2-serve-old.out 2>/dev/null | wc -l)" = 2 ] \
+    && break
   sleep 1
 done
 sleep "${WARM_S:-10}"  # the services' workers start, as a user's first model turn would let them
