@@ -44,12 +44,6 @@ def pad_floor(k: Kernel, tensors: list[int]) -> int | None:
     return floor if floor < rank else None
 
 
-def full_inputs(k: Kernel, tensors: list[int]) -> list[int]:
-    """The inputs of the generated rank (the output's): the ones the plan pads."""
-    rank = max(len(k.shapes.dims[k.inputs[j]]) for j in tensors)
-    return [j for j in tensors if len(k.shapes.dims[k.inputs[j]]) == rank]
-
-
 def _padded(x: Name, fill: int) -> Expr:
     """``x[:2] + (fill,) * p + x[2:]``."""
     ones = BinOp("*", Tuple((Int(fill),)), PAD)
@@ -59,8 +53,9 @@ def _padded(x: Name, fill: int) -> Expr:
 def padding(k: Kernel, tensors: list[int], floor: int, strided: set[int]) -> list[Stmt]:
     """The plan's first statements: ``p``, and each full-rank input's shape (``s<j>``) and,
     where the plan reads them, strides (``t<j>``) with ``p`` size-1 dims at dim 2."""
-    full = full_inputs(k, tensors)
-    rank = len(k.shapes.dims[k.inputs[full[0]]])
+    ranks = {j: len(k.shapes.dims[k.inputs[j]]) for j in tensors}
+    rank = max(ranks.values())
+    full = [j for j in tensors if ranks[j] == rank]  # the generated rank: the ones padded
     n = Call("len", (Name(f"s{full[0]}"),))
     lower = conj("and", [cmp(">=", n, floor), cmp("<", n, rank)])
     body: list[Stmt] = [Assign((PAD,), BinOp("-", Int(rank), n))]

@@ -263,7 +263,8 @@ def _planned(fname: str, kname: str, k: Kernel, n_inputs: int, params: list[Para
     ints = [p.value for p in params if p.role == "int"]
     grid = _total(k)
     body = _checks(fname, k) + _grid(fname, k, tuning)
-    floor = pad_floor(k, tensor_inputs(k))  # lower ranks served by size-1 dims (rank_pad)
+    shaped = tensor_inputs(k)  # the inputs with a shape (not Python numbers)
+    floor = pad_floor(k, shaped)  # lower ranks served by size-1 dims (rank_pad)
     sizes = [_size(k, k.outputs[i]) for i in _own(k)]
     body.append(
         Return(
@@ -282,13 +283,13 @@ def _planned(fname: str, kname: str, k: Kernel, n_inputs: int, params: list[Para
     leaves = [x for s in body for e in stmt_exprs(s) for x in walk(e)]
     if any(isinstance(x, Tensor) for x in leaves):
         return None
-    used: list[tuple[str, Expr]] = [(f"s{j}", Attr(Tensor(j), "shape")) for j in tensor_inputs(k)]
+    used: list[tuple[str, Expr]] = [(f"s{j}", Attr(Tensor(j), "shape")) for j in shaped]
     strided = {
         j for j in range(n_inputs) if any(isinstance(x, Stride) and x.j == j for x in leaves)
     }
     used += [(f"t{j}", method(Tensor(j), "stride")) for j in sorted(strided)]
     if floor is not None:
-        body = padding(k, tensor_inputs(k), floor, strided) + body
+        body = padding(k, shaped, floor, strided) + body
     used += [(f"d{j}", DtypeOf(j)) for j in range(n_inputs) if DtypeOf(j) in leaves]
     used += [("cuda", IsCuda())] if IsCuda() in leaves else []
     used += [(kw, _hashable(k, kw)) for kw in k.shapes.bound
