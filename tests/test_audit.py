@@ -193,3 +193,43 @@ def test_attribute_reads_that_reach_no_frame_are_let_through_before_any_stack_wa
     hook.hook("object.__getattr__", (len, "f_back"))
     hook.hook("sys._getframe", (1,))
     assert judged == [("object.__getattr__", (len, "f_back")), ("sys._getframe", (1,))]
+
+
+SWAPS = """
+import importlib.util, json, sys
+from passnet.integrity import audit
+from passnet.integrity.harness_watch import HarnessWatch
+import types
+pass_dir = sys.argv[1]
+hook = audit.install(pass_dir, [], lambda kind, detail: None)
+mod = types.ModuleType("harness_like")
+exec("def timer(): return 1\\ndef other(): return 2\\ndef spare(): return 3", vars(mod))
+watch = HarnessWatch([mod], hook.code_swaps)
+clean = watch.changed()
+mod.spare.__code__ = mod.other.__code__  # library or harness code: allowed, but recorded
+after_spare = watch.changed()
+spec = importlib.util.spec_from_file_location("evil", pass_dir + "/swap.py")
+evil = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(evil)
+try:
+    evil.swap(mod.timer, mod.other)
+    refused = False
+except PermissionError:
+    refused = True
+print(json.dumps([clean, after_spare, refused, watch.changed()]))
+"""
+
+
+def test_the_hook_records_every_code_swap_for_the_harness_watch(tmp_path: Path) -> None:
+    """``AuditHook.code_swaps`` holds every function whose code was set, by whom ever: the
+    harness watch reads it instead of each function's code; a pass's swap is refused and
+    still recorded."""
+    pass_dir = tmp_path / "pass"
+    pass_dir.mkdir()
+    (pass_dir / "swap.py").write_text("def swap(f, g):\n    f.__code__ = g.__code__\n")
+    proc = subprocess.run([sys.executable, "-c", SWAPS, str(pass_dir)],
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    clean, after_spare, refused, after_pass = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert clean == [] and after_spare == ["harness_like.spare"]
+    assert refused and after_pass == ["harness_like.timer", "harness_like.spare"]

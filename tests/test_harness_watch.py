@@ -73,3 +73,28 @@ def test_torch_rewrapping_is_clean_and_a_patch_over_it_is_not(
     assert watch.changed() == []  # what importing Dynamo does to torch.manual_seed
     monkeypatch.setattr(torch, "manual_seed", lambda seed: None)
     assert watch.changed() == ["torch.manual_seed"]
+
+
+def test_with_the_audit_hooks_record_code_swaps_come_from_it() -> None:
+    """Given the hook's record of code writes (ids), the watch reads no code: a function in the
+    record is named, whatever its code is now; replacements are still seen by identity."""
+    mod = _module()
+    swaps: set[int] = set()
+    watch = HarnessWatch([mod, Owner], code_swaps=swaps)
+    assert watch.changed() == []
+    swaps.add(id(mod.timer))  # the hook saw ``timer.__code__ = ...`` (even if undone since)
+    assert watch.changed() == ["watched_for_test.timer"]
+    swaps.clear()
+    swaps.add(id(object()))  # a code write elsewhere: nothing watched changed
+    assert watch.changed() == []
+    original = mod.other
+    mod.other = lambda: 2
+    assert watch.changed() == ["watched_for_test.other"]
+    mod.other = original
+    swaps.clear()
+    Owner.helper = staticmethod(lambda: 3)  # type: ignore[method-assign]
+    try:
+        assert watch.changed() == ["Owner.helper"]
+    finally:
+        del Owner.helper
+    assert watch.changed() == ["Owner.helper"]  # removed

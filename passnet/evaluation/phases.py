@@ -212,7 +212,9 @@ class VariantRun:
             self.rt.snapshot()
             loading = self.rt.probe()
         if params.audit_hook and self.kind.runs_pass_code and spec.pass_dir:
-            self.install_audit(spec.pass_dir)
+            hook = self.install_audit(spec.pass_dir)
+            if self.rt is not None:
+                self.rt.watch_code_swaps(hook.code_swaps)
         try:
             self.built = build_candidate(spec, self.cand_module, self.cand_inputs, params.call_path)
         except NoMatchError as exc:
@@ -239,7 +241,7 @@ class VariantRun:
             rt.watch_instances(self, self.checker, self.clock, self.holds)
         self.phase("build")
 
-    def install_audit(self, pass_dir: str) -> None:
+    def install_audit(self, pass_dir: str) -> audit.AuditHook:
         """The audit hook, for the rest of this worker's life (``passnet.integrity.audit``):
         refusals are fatal findings of the phase they happen in."""
         import tempfile
@@ -250,7 +252,7 @@ class VariantRun:
                 self.refused.append(Finding(check=f"audit:{kind}", detail=detail, phase=phase))
 
         writable = [tempfile.gettempdir(), os.environ.get("TRITON_CACHE_DIR", "")]
-        audit.install(pass_dir, writable, report)
+        return audit.install(pass_dir, writable, report)
 
     # -- correctness and ghost -------------------------------------------------------------
 

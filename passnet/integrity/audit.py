@@ -117,6 +117,9 @@ class AuditHook:
         # their code may issue events of its own while a pass runs (Triton compiling a kernel)
         self.library = (torch_dir, triton_dir, self.stdlib, *_package_roots())
         self.busy: set[int] = set()
+        # ids of every function whose code was set in this process since, whoever set it
+        # (the harness watch reads this instead of each watched function's ``__code__``)
+        self.code_swaps: set[int] = set()
         self.get_ident = threading.get_ident
         self.getframe = sys._getframe
 
@@ -128,6 +131,8 @@ class AuditHook:
             kind = "native-code"
         elif event == "object.__getattr__" and (len(args) < 2 or args[1] not in FRAME_ATTRS):
             return  # every ``function.__code__`` read raises it: the common case, cheaply
+        elif event == "object.__setattr__" and len(args) > 1 and args[1] == "__code__":
+            self.code_swaps.add(id(args[0]))
         me = self.get_ident()
         if me in self.busy:  # the hook's own frame walk raises events too
             return
@@ -248,6 +253,10 @@ def _imports_ctypes(frame: object) -> bool:
     return frame.f_globals.get("ctypes") is sys.modules.get("ctypes")  # type: ignore[attr-defined]
 
 
-def install(pass_dir: str, writable: Iterable[str], report: Callable[[str, str], None]) -> None:
+def install(
+    pass_dir: str, writable: Iterable[str], report: Callable[[str, str], None]
+) -> AuditHook:
     """Register the hook for the rest of the process (a worker evaluates one variant)."""
-    sys.addaudithook(AuditHook(pass_dir, writable, report).hook)
+    hook = AuditHook(pass_dir, writable, report)
+    sys.addaudithook(hook.hook)
+    return hook

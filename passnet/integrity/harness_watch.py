@@ -2,12 +2,20 @@
 Triton-launch and harness functions (and class members) before a pass loads, and names every
 one that a pass replaced, removed or gave other code since (``Runtime.verify`` asks after
 every checked call).
+
+Code swaps are seen one of two ways. Where the worker's audit hook runs
+(``passnet.integrity.audit``), every ``function.__code__`` write in the process raises an
+``object.__setattr__`` event and the hook records the function: the watch asks that record
+and reads no code (each ``__code__`` read is an audit event too). Without the hook it compares
+each function's code with the one it remembered.
 """
 
 from __future__ import annotations
 
 import os
 import types
+from collections.abc import Collection
+from operator import is_
 from pathlib import Path
 from typing import Any
 
@@ -20,31 +28,55 @@ _CLASS_WATCH = (types.FunctionType, staticmethod, classmethod, property)
 
 class HarnessWatch:
     """The watched entries of ``owners`` (modules: their callables; classes: their functions,
-    static and class methods and properties), each with its code where it has one."""
+    static and class methods and properties), each with its code where it has one.
 
-    def __init__(self, owners: list[Any]) -> None:
+    ``code_swaps``: ids of the functions whose code was set since the hook was installed
+    (``AuditHook.code_swaps``, a live set), or None to compare code objects instead."""
+
+    def __init__(self, owners: list[Any], code_swaps: Collection[int] | None = None) -> None:
+        self.code_swaps = code_swaps
         self.entries: list[tuple[Any, str, Any, Any]] = []
+        # per owner: its live namespace, the watched keys and the values they had (the
+        # identity check of a whole owner runs in C)
+        self.groups: list[tuple[Any, list[str], list[Any]]] = []
         for owner in owners:
+            keys, values = [], []
             for key, value in list(vars(owner).items()):
                 if isinstance(owner, type) and not isinstance(value, _CLASS_WATCH):
                     continue
                 if not isinstance(owner, type) and not callable(value):
                     continue
                 self.entries.append((owner, key, value, getattr(value, "__code__", None)))
+                keys.append(key)
+                values.append(value)
+            if keys:
+                self.groups.append((vars(owner), keys, values))
 
     def changed(self) -> list[str]:
         """``owner.name`` of every entry that differs from the snapshot (torch's own lazy
         re-wrapping aside): replaced, removed, or its code swapped."""
+        swaps = self.code_swaps
+        if (
+            swaps is not None
+            and not swaps
+            and all(
+                all(map(is_, map(space.get, keys), values)) for space, keys, values in self.groups
+            )
+        ):
+            return []  # the common case: every entry in place, no code set anywhere
         changed = []
         for owner, key, value, code in self.entries:
             now = vars(owner).get(key, _MISSING)
             if now is not value and _torch_rewrap(now, value):
                 continue
-            if now is not value or (
-                code is not None and getattr(now, "__code__", None) is not code
-            ):
+            if now is not value or (code is not None and self._swapped(now, code)):
                 changed.append(f"{getattr(owner, '__name__', owner)}.{key}")
         return changed
+
+    def _swapped(self, fn: Any, code: Any) -> bool:
+        if self.code_swaps is not None:
+            return id(fn) in self.code_swaps
+        return getattr(fn, "__code__", None) is not code
 
 
 def _torch_rewrap(now: Any, value: Any) -> bool:

@@ -204,6 +204,7 @@ class Runtime:
         self.device_work = DeviceWork()  # the side-stream check's strikes (device_work.py)
         self._seen: set[tuple[str, str]] = set()
         self._watch = HarnessWatch([])  # nothing watched before ``snapshot``
+        self._code_swaps: set[int] | None = None  # the audit hook's record, once installed
         self._unhook: list[tuple[type, str, Any]] = []
         self.hooked = _hook_triton(self)
         _warm_thread_pools(device)
@@ -318,7 +319,12 @@ class Runtime:
                    TorchDispatchMode, TorchFunctionMode, threading.Thread, *self.hooked]  # fmt: skip
         if self.device.type == "cuda":
             owners += [torch.cuda.Event, torch.cuda.Stream]
-        self._watch = HarnessWatch(owners)
+        self._watch = HarnessWatch(owners, self._code_swaps)
+
+    def watch_code_swaps(self, code_swaps: set[int]) -> None:
+        """Take code swaps from the audit hook's record (``AuditHook.code_swaps``) from now on,
+        instead of reading every watched function's code at each ``verify``."""
+        self._code_swaps = self._watch.code_swaps = code_swaps
 
     def watch_instances(self, *objects: Any) -> None:
         """Harness objects whose methods a pass must not shadow on the instance (this
