@@ -29,7 +29,6 @@ from typing import TYPE_CHECKING, NoReturn
 
 from passnet.core.results import STATUS_ERROR_CLASS, Status, VariantResult
 from passnet.evaluation import channel
-from passnet.evaluation.candidates import kind_of
 from passnet.evaluation.request import WorkerRequest, WorkerSpec
 from passnet.evaluation.variant import error_site, run_variant, short_error
 
@@ -244,6 +243,7 @@ def serve(result_fd: int, guardian: Guardian, witness_fd: int = -1) -> NoReturn:
     req = WorkerRequest.model_validate_json(text)
     guardian.arm(req.timeout_s)  # our own wall-clock and CPU-time limits start now
     from passnet.evaluation import witness
+    from passnet.evaluation.candidates import kind_of  # imports torch: after the guardian
 
     witness.open_channel(witness_fd)
     if kind_of(req.candidate).runs_pass_code:  # before the pass's code can compile anything
