@@ -162,6 +162,8 @@ class AuditHook:
                     importing = importing or name.startswith("<frozen importlib")
                 elif not _generated(name):
                     issuer = f
+                    if name.startswith(self.harness) and not name.startswith(self.pass_roots):
+                        return ""  # the harness's own (its probes' ``/proc`` reads): no walk
             elif name.startswith("<frozen importlib"):
                 loading = True
             if name.startswith(self.pass_roots):
