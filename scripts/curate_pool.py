@@ -23,7 +23,9 @@ This script takes those:
    ``passnet.dataset.curation.choose_suite`` (weakest Inductor first, family coverage, at most
    ``--per-family`` a family) and a training split of the remaining tasks that shares no model
    family with the suite; both exported with the curation record in their ``suite.json`` (the
-   runs used, with their device and how many variants each gave).
+   runs used, with their device and how many variants each gave). ``--complete``: the suite
+   only from tasks with every variant measured (a dtype measured on a shortlist of the pool,
+   an exported folder of some of its tasks: its own run, merged like any other).
 
     python scripts/curate_pool.py merge /tmp/pool examples/graphnet_suite /tmp/new_tasks
     python scripts/curate_pool.py choose /tmp/pool --store suite.db --out /tmp/longtail \\
@@ -300,8 +302,14 @@ def choose(args: argparse.Namespace) -> int:
     merged = newest_results(found)
     merge_record = report_merge(found, merged, pool_ids, len(tasks))
     measured = measures(pool, tasks, merged, args.device, args.jobs)
+    eligible = measured
+    if args.complete:  # half precision measured on a shortlist: the suite from those only
+        sizes = Counter(task for task, _graph in pool_ids)
+        eligible = [m for m in measured if m.measured == sizes[m.name]]
+        print(f"--complete: {len(eligible)} of {len(measured)} measured tasks have every "
+              "variant measured")  # fmt: skip
     try:
-        chosen = choose_suite(measured, n=args.tasks, per_family=args.per_family,
+        chosen = choose_suite(eligible, n=args.tasks, per_family=args.per_family,
                               min_families=args.min_families)  # fmt: skip
     except CurationError as exc:
         print(f"curate_pool: {exc}", file=sys.stderr)
@@ -317,6 +325,7 @@ def choose(args: argparse.Namespace) -> int:
         "rule": "passnet.dataset.curation.choose_suite (docs/suites.md)",
         **merge_record,
         "store": Path(args.store).name, "pool_tasks": len(tasks),
+        "complete_only": args.complete, "complete_tasks": len(eligible),
         "pool_measured": n_pool, "pool_inductor_not_faster": lose_pool,
         "suite_inductor_not_faster": lose,
         "suite_inductor_gmean": gmean and round(gmean, 4), "per_family": args.per_family,
@@ -364,6 +373,9 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--tasks", type=int, default=200)
     c.add_argument("--per-family", type=int, default=2)
     c.add_argument("--min-families", type=int, default=100)
+    c.add_argument("--complete", action="store_true",
+                   help="choose only tasks with every variant measured (the training split "
+                   "still takes any task of the pool)")  # fmt: skip
     c.add_argument("--device", default="cpu", help="where the eager-work check runs")
     c.add_argument(
         "--jobs",

@@ -214,6 +214,32 @@ def test_run_given_twice_picks_exactly_those_runs(tmp_path, monkeypatch):
     ]
 
 
+def test_complete_chooses_from_the_shortlist_measured_in_every_dtype(tmp_path, monkeypatch, capsys):
+    """Half precision measured on a shortlist (an exported folder of some pool tasks, a run of
+    its own): ``--complete`` chooses only tasks with every variant measured; the training
+    split still takes the pool's other tasks."""
+    monkeypatch.setattr("passnet.dataset.curation.works", lambda graph, device="cpu": True)
+    pool = exported(tmp_path, "pool", list(TASKS))
+    store = tmp_path / "s.db"
+    measure(store, pool, scripted(TASKS), "float32")
+    short = ["fusible_mul_add_445849cd", "fusible_layer_norm_58b3a67a",
+             "fusible_batch_norm_relu_9cfe87c2"]  # fmt: skip
+    shortlist = exported(tmp_path, "shortlist", short)
+    measure(store, shortlist, scripted(TASKS), "float16", "bfloat16")
+    partial = choose(pool, store, tmp_path / "partial")  # float32 alone decides the weakest
+    assert partial["tasks"][0]["name"] == "fusible_add_mul_93e8ce5e"
+    capsys.readouterr()
+    done = choose(pool, store, tmp_path / "done", "--complete", "--train-out",
+                  str(tmp_path / "train"), "--min-families", "1")  # fmt: skip
+    assert (
+        "--complete: 3 of 5 measured tasks have every variant measured" in capsys.readouterr().out
+    )
+    assert [t["name"] for t in done["tasks"]] == short
+    assert done["curation"]["complete_only"] and done["curation"]["complete_tasks"] == 3
+    train = json.loads((tmp_path / "train" / "suite.json").read_text())
+    assert [t["name"] for t in train["tasks"]] == ["fusible_embedding_arange_6a42a969"]
+
+
 def test_runs_of_two_versions_of_the_pool_are_refused(tmp_path):
     task = "fusible_add_mul_93e8ce5e"
     pool = exported(tmp_path, "pool", [task])
