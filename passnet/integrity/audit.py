@@ -163,7 +163,9 @@ class AuditHook:
                 elif not _generated(name):
                     issuer = f
                     if name.startswith(self.harness) and not name.startswith(self.pass_roots):
-                        return ""  # the harness's own (its probes' ``/proc`` reads): no walk
+                        # the harness's own (its probes' ``/proc`` reads), no further walk; a
+                        # pass folder inside the package (e.g. _data/) is a pass
+                        return ""
             elif name.startswith("<frozen importlib"):
                 loading = True
             if name.startswith(self.pass_roots):
@@ -175,8 +177,6 @@ class AuditHook:
             return ""
         code = issuer.f_code  # type: ignore[attr-defined]
         name = code.co_filename
-        if name.startswith(self.harness) and not name.startswith(self.pass_roots):
-            return ""  # the harness (a pass folder inside the package, e.g. _data/, is a pass)
         if kind == "file-access" and event == "open" and args and _raw_memory(args[0]):
             pass  # /proc/self/mem and the like: from any issuer
         elif importing and kind in ("file-access", "dynamic-code") and self.read_only(event, args):
