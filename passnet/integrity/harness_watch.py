@@ -35,22 +35,24 @@ class HarnessWatch:
 
     def __init__(self, owners: list[Any], code_swaps: Collection[int] | None = None) -> None:
         self.code_swaps = code_swaps
-        self.entries: list[tuple[Any, str, Any, Any]] = []
-        # per owner: its live namespace, the watched keys and the values they had (the
-        # identity check of a whole owner runs in C)
-        self.groups: list[tuple[Any, list[str], list[Any]]] = []
+        # per owner: the owner, its live namespace, the watched keys, the values they had and
+        # those values' code (the identity check of a whole owner runs in C)
+        self.groups: list[tuple[Any, Any, list[str], list[Any], list[Any]]] = []
         for owner in owners:
-            keys, values = [], []
-            for key, value in list(vars(owner).items()):
-                if isinstance(owner, type) and not isinstance(value, _CLASS_WATCH):
-                    continue
-                if not isinstance(owner, type) and not callable(value):
-                    continue
-                self.entries.append((owner, key, value, getattr(value, "__code__", None)))
-                keys.append(key)
-                values.append(value)
+            space = vars(owner)
+            keys = [key for key, value in list(space.items())
+                    if (isinstance(value, _CLASS_WATCH) if isinstance(owner, type)
+                        else callable(value))]  # fmt: skip
             if keys:
-                self.groups.append((vars(owner), keys, values))
+                values = [space[key] for key in keys]
+                codes = [getattr(value, "__code__", None) for value in values]
+                self.groups.append((owner, space, keys, values, codes))
+
+    @property
+    def entries(self) -> list[tuple[Any, str, Any, Any]]:
+        """Every watched entry: (owner, name, value, code or None)."""
+        return [(owner, key, value, code) for owner, _, keys, values, codes in self.groups
+                for key, value, code in zip(keys, values, codes, strict=True)]  # fmt: skip
 
     def changed(self) -> list[str]:
         """``owner.name`` of every entry that differs from the snapshot (torch's own lazy
@@ -60,17 +62,19 @@ class HarnessWatch:
             swaps is not None
             and not swaps
             and all(
-                all(map(is_, map(space.get, keys), values)) for space, keys, values in self.groups
+                all(map(is_, map(space.get, keys), values))
+                for _, space, keys, values, _ in self.groups
             )
         ):
             return []  # the common case: every entry in place, no code set anywhere
         changed = []
-        for owner, key, value, code in self.entries:
-            now = vars(owner).get(key, _MISSING)
-            if now is not value and _torch_rewrap(now, value):
-                continue
-            if now is not value or (code is not None and self._swapped(now, code)):
-                changed.append(f"{getattr(owner, '__name__', owner)}.{key}")
+        for owner, space, keys, values, codes in self.groups:
+            for key, value, code in zip(keys, values, codes, strict=True):
+                now = space.get(key, _MISSING)
+                if now is not value and _torch_rewrap(now, value):
+                    continue
+                if now is not value or (code is not None and self._swapped(now, code)):
+                    changed.append(f"{getattr(owner, '__name__', owner)}.{key}")
         return changed
 
     def _swapped(self, fn: Any, code: Any) -> bool:
