@@ -395,3 +395,29 @@ def test_deferred_calls_wait_out_their_settle_time_once(rt, monkeypatch) -> None
     assert len(waits()) == 1 and checker.unsettled == [] and rt.findings == []
     checker.wait_deferred()  # nothing deferred: no wait
     assert len(waits()) == 1 and checks.time is runtime.time
+
+
+def test_a_timed_check_judged_on_the_banks_outputs_finds_what_a_reference_run_would(rt) -> None:  # noqa: ANN001
+    """A checked timed call of a reference that writes into none of its inputs is judged
+    without running the reference again: the bank's outputs for its values and the aliasing
+    the correctness trials saw. It still finds an input written, an output over an input's
+    storage the reference's does not share, and elements left unwritten."""
+    from passnet.integrity.checks import CandidateChecker
+
+    reference = lambda x, y: (x + y, y.t())  # noqa: E731 - output 1 is a view of input 1
+    checker = CandidateChecker(rt, reference, reference, torch.device("cpu"))
+    x, y = torch.ones(3, 3), torch.full((3, 3), 2.0)
+    with pytest.raises(RuntimeError, match="before any judge"):
+        checker.judge_known((x + y, y.t()), [x, y], set(), reference(x, y))
+    checker.judge((x + y, y.t()), [x, y], set(), reference(x, y), [x, y], set())
+    assert checker.ref_aliases == {1: ("input", 1)} and rt.findings == []
+    expected = reference(x, y)
+    checker.judge_known((x + y, y.t()), [x, y], set(), expected)  # as the reference does
+    assert rt.findings == []
+    bad = torch.full((3, 3), float("nan"))
+    bad[0] = 3.0
+    checker.judge_known((bad, x), [x, y], {0}, expected)
+    assert {f.check for f in rt.findings} == {"input-mutated", "output-aliasing",
+                                              "unwritten-output"}  # fmt: skip
+    assert "output 0: 6 of 9 elements" in next(
+        f.detail for f in rt.findings if f.check == "unwritten-output")  # fmt: skip

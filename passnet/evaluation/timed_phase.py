@@ -282,12 +282,17 @@ class TimingPhase:
 
     def timed_check(self, args: tuple) -> Any:
         """A checked call at a secret timed position, on the values every call gets: the
-        guarded twin with every runtime check, judged against the reference."""
+        guarded twin with every runtime check, judged against the reference. A reference that
+        writes into none of its inputs is not run again: its outputs on these values are the
+        value bank's, its aliasing the correctness trials'."""
         rt, checker = self.rt, self.checker
         assert rt is not None and checker is not None
         rt.phase = "timing"
         inputs = list(args)
         out, pristine, mutated = checker.call(inputs, defer=True)  # settles after the lock
+        if not self.ref_mutates and checker.ref_aliases is not None:
+            checker.judge_known(out, inputs, mutated, self.bank.expected[self.cand_feed.current])
+            return out
         r_in = checks.clone_tree(pristine)
         ref = self.ref_module.forward(*r_in)
         checker.judge(out, inputs, mutated, ref, r_in, checks.changed(pristine, r_in))

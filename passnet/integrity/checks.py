@@ -140,6 +140,7 @@ class CandidateChecker:
     unsettled: list[tuple[list, list, list[int]]] = field(default_factory=list)
     last_deferred: float = 0.0
     launch_counts: list[int] = field(default_factory=list)  # counted launches of each call
+    ref_aliases: dict[int, tuple[str, int]] | None = None  # the reference's, from ``judge``
 
     def call(
         self, inputs: list[Any], fill: bool = True, defer: bool = False
@@ -209,25 +210,51 @@ class CandidateChecker:
     def judge(
         self, out: Any, inputs: list, mutated: set[int], ref: Any, ref_inputs: list, ref_mut: set
     ) -> None:
-        """Aliasing, input mutation and unwritten elements, measured against the reference."""
-        rt = self.rt
-        mine, theirs = alias_map(out, inputs), alias_map(ref, ref_inputs)
-        bad = {j: a for j, a in mine.items() if theirs.get(j) != a}
-        if bad:
-            desc = ", ".join(f"output {j} shares storage with {k} {i}" for j, (k, i) in bad.items())
-            rt.add("output-aliasing", desc + " (the reference's does not)")
+        """Aliasing, input mutation and unwritten elements, measured against the reference
+        run on the same values (its alias map is remembered for ``judge_known``)."""
+        self.ref_aliases = alias_map(ref, ref_inputs)
+        self._judge_aliases(out, inputs)
         for i in sorted(mutated):
             if i not in ref_mut or not same(inputs[i], ref_inputs[i]):
-                rt.add("input-mutated", f"input {i} was changed by the candidate "
-                       + ("differently from" if i in ref_mut else "but not by") + " the reference")  # fmt: skip
-        for j, (c, r) in enumerate(zip(leaves(out), leaves(ref), strict=False)):
-            if isinstance(c, torch.Tensor) and isinstance(r, torch.Tensor) and c.shape == r.shape:
-                if c.is_floating_point() and r.is_floating_point():
-                    n = int((c.isnan() & r.isfinite()).sum())
-                    if n:
-                        rt.add("unwritten-output", f"output {j}: {n} of {c.numel()} elements "
-                               "are NaN where the reference is finite (never written: fresh "
-                               "allocations are NaN-filled)")  # fmt: skip
+                self.rt.add("input-mutated", f"input {i} was changed by the candidate "
+                            + ("differently from" if i in ref_mut else "but not by")
+                            + " the reference")  # fmt: skip
+        self._judge_unwritten(out, ref)
+
+    def judge_known(self, out: Any, inputs: list, mutated: set[int], expected: Any) -> None:
+        """``judge`` for a call whose reference outputs on the same values are known already
+        (``expected``: the timed calls' value bank) and whose reference writes into none of
+        its inputs: the alias map the last ``judge`` saw (the graph's, whatever the values),
+        every changed input a finding, no reference run."""
+        if self.ref_aliases is None:
+            raise RuntimeError("judge_known before any judge: the reference's aliasing unknown")
+        self._judge_aliases(out, inputs)
+        for i in sorted(mutated):
+            self.rt.add("input-mutated", f"input {i} was changed by the candidate but not by "
+                        "the reference")  # fmt: skip
+        self._judge_unwritten(out, expected)
+
+    def _judge_aliases(self, out: Any, inputs: list) -> None:
+        theirs = self.ref_aliases or {}
+        bad = {j: a for j, a in alias_map(out, inputs).items() if theirs.get(j) != a}
+        if bad:
+            desc = ", ".join(f"output {j} shares storage with {k} {i}" for j, (k, i) in bad.items())
+            self.rt.add("output-aliasing", desc + " (the reference's does not)")
+
+    def _judge_unwritten(self, out: Any, ref: Any) -> None:
+        """NaN where the reference is finite: elements never written (fresh allocations are
+        NaN-filled). One count per output on the device, read back together."""
+        pairs = [(j, c, r) for j, (c, r) in enumerate(zip(leaves(out), leaves(ref), strict=False))
+                 if isinstance(c, torch.Tensor) and isinstance(r, torch.Tensor)
+                 and c.shape == r.shape and c.is_floating_point() and r.is_floating_point()]  # fmt: skip
+        if not pairs:
+            return
+        counts = torch.stack([(c.isnan() & r.isfinite()).sum() for _, c, r in pairs]).tolist()
+        for (j, c, _), n in zip(pairs, counts, strict=True):
+            if n:
+                self.rt.add("unwritten-output", f"output {j}: {n} of {c.numel()} elements "
+                            "are NaN where the reference is finite (never written: fresh "
+                            "allocations are NaN-filled)")  # fmt: skip
 
     def trial(self, inputs: list[Any]) -> Trial:
         """Checked call, then the reference on the same values, then the comparison."""
