@@ -4,7 +4,8 @@
 # holding another revision's passnet/: `git archive REV passnet | tar x -C old-harness`), both
 # started together, then CALLS one-shot `passnet eval --server` calls each, alternating (new
 # first). Results as $OUT/p2_new_N.json / p2_old_N.json, the client's wall in $OUT/p2.txt, and
-# scripts/p2_summary.py's table last. TASK, PASS and DEV pick what is evaluated where.
+# scripts/p2_summary.py's table last. TASK, PASS and DEV pick what is evaluated where; P2_ARGS
+# adds `passnet eval` options to every call (e.g. "--prepare-ahead 8").
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-out}; mkdir -p "$OUT"
@@ -33,7 +34,7 @@ for call in $(seq "${CALLS:-4}"); do
     url=$(grep -o 'http://[0-9.:]*' "/tmp/p2-serve-$h.out" | head -1)
     TIMEFORMAT="P2 $h $call: %R s wall (client)"
     time (cd "$root" && PYTHONPATH="$root${PYTHONPATH:+:$PYTHONPATH}" python3 -m passnet.cli eval \
-      "$TASK" --pass-dir "$PASS" --device "$DEV" --server "$url" --json "$OUT/p2_${h}_$call.json" \
+      "$TASK" --pass-dir "$PASS" --device "$DEV" --server "$url" --json "$OUT/p2_${h}_$call.json" ${P2_ARGS:-} \
       2>&1 | grep -E "round trip")
   done
 done 2>&1 | tee "$OUT/p2.txt"

@@ -203,15 +203,19 @@ def test_pool_runs_prepare_ahead_workers_per_slot() -> None:
 
 
 def test_prepare_ahead_by_default_uses_the_hosts_cores_on_a_gpu_only(monkeypatch) -> None:  # noqa: ANN001
-    """No number given: one worker per variant on a GPU, up to the cores less one and 8 (each
-    holds a CUDA context); one on CPU, whose cores a timing shares."""
+    """No number given: one worker per variant on a GPU, up to the cores less one and 12 (each
+    holds a CUDA context; a suite's pool at most 8); one on CPU, whose cores a timing shares."""
     from passnet.evaluation import evaluator
 
     monkeypatch.setattr(evaluator.os, "sched_getaffinity", lambda _pid: set(range(16)),
                         raising=False)  # fmt: skip
     assert evaluator.auto_prepare_ahead("cpu", 9) == 1
     assert evaluator.auto_prepare_ahead("cuda", 6) == 6
-    assert evaluator.auto_prepare_ahead("cuda:1", 30) == evaluator.MAX_AUTO_PREPARE_AHEAD == 8
+    assert evaluator.auto_prepare_ahead("cuda", 9) == 9  # a whole 9-variant task at once
+    assert evaluator.auto_prepare_ahead("cuda:1", 30) == evaluator.MAX_AUTO_PREPARE_AHEAD == 12
+    assert evaluator.host_workers("cuda") == evaluator.MAX_HOST_WORKERS == 8  # a suite's pool
+    assert evaluator.spare_stock(["cpu", "cuda"]) == 12
+    assert evaluator.host_workers("cpu") == 1
     monkeypatch.setattr(evaluator.os, "sched_getaffinity", lambda _pid: {0, 1, 2},
                         raising=False)  # fmt: skip
     assert evaluator.auto_prepare_ahead("cuda", 6) == 2

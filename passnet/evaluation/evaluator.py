@@ -205,8 +205,19 @@ def task_result(
     )
 
 
-MAX_AUTO_PREPARE_AHEAD = 8
-"""Most workers :func:`auto_prepare_ahead` starts on a GPU: each holds a CUDA context."""
+MAX_AUTO_PREPARE_AHEAD = 12
+"""Most workers :func:`auto_prepare_ahead` starts on a GPU for one task: each holds a CUDA
+context; twelve cover every variant of the bundled suite's tasks (6, 9 or 12), so no variant
+waits for another's worker before it can start preparing."""
+
+MAX_HOST_WORKERS = 8
+"""Most workers a suite run's pool (or ``passnet synth``) keeps busy on one GPU host: it has
+a queue of tasks to draw from, and more workers preparing share the host with the timing."""
+
+
+def _cores() -> int:
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return cores or 1
 
 
 def auto_prepare_ahead(device: str, variants: int) -> int:
@@ -216,20 +227,20 @@ def auto_prepare_ahead(device: str, variants: int) -> int:
     On CPU one: a second worker's preparation would share the cores a timing runs on."""
     if not device.startswith("cuda"):
         return 1
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return max(1, min(variants, (cores or 1) - 1, MAX_AUTO_PREPARE_AHEAD))
+    return max(1, min(variants, _cores() - 1, MAX_AUTO_PREPARE_AHEAD))
 
 
 def host_workers(device: str) -> int:
-    """The most workers one evaluation on ``device`` starts by default on this host: what
-    a suite run's pool, the synth candidate and ``passnet synth`` share out as well."""
-    return auto_prepare_ahead(device, MAX_AUTO_PREPARE_AHEAD)
+    """The workers a suite run's pool, the synth candidate and ``passnet synth`` share out on
+    this host by default: the host's cores less one, at most :data:`MAX_HOST_WORKERS` (GPU);
+    one on CPU."""
+    return min(auto_prepare_ahead(device, MAX_AUTO_PREPARE_AHEAD), MAX_HOST_WORKERS)
 
 
 def spare_stock(devices: list[str]) -> int:
     """Warm spares a long-lived evaluator (``passnet serve``, ``passnet agent run``) keeps per
-    kind of worker: the workers one evaluation runs at once by default, up to the most."""
-    return max(host_workers(d) for d in devices)
+    kind of worker: the most workers one evaluation runs at once by default."""
+    return max(auto_prepare_ahead(d, MAX_AUTO_PREPARE_AHEAD) for d in devices)
 
 
 def evaluate_task(
