@@ -43,7 +43,7 @@ PrepareAhead = Annotated[
 PrepareAheadAuto = Annotated[
     int | None,
     typer.Option(min=1, help=_PREPARE_AHEAD + " [default: one per variant on a GPU, up to the "
-                 "host's cores less one, at most 8; 1 on CPU]"),
+                 "host's cores less one, at most 12; 1 on CPU]"),
 ]  # fmt: skip
 ScoreB = Annotated[float, typer.Option("--b", help="score of a failed subgraph (SPEC: 0.1)")]
 ScoreP = Annotated[float, typer.Option("--p", help="slowdown penalty exponent (SPEC: 0)")]

@@ -24,7 +24,7 @@ from passnet.runner.bench import Outcome, WorkItem
 
 def default_prepare_ahead(devices: list[str]) -> int:
     """Workers per device slot when the caller names no number: on GPUs, the workers one
-    ``passnet eval`` starts (the host's cores less one, at most 8) shared among the GPUs,
+    suite run keeps busy per host (the host's cores less one, at most 8) shared among the GPUs,
     since preparation is host work; on CPU one, whose cores a timing shares."""
     if not devices[0].startswith("cuda"):
         return 1

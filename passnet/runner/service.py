@@ -55,7 +55,7 @@ class EvaluateRequest(BaseModel):
         None,
         ge=1,
         description="workers at once (default: one per variant on a GPU, up to the "
-        "service host's cores less one, at most 8; 1 on CPU)",
+        "service host's cores less one, at most 12; 1 on CPU)",
     )
 
 
