@@ -130,7 +130,7 @@ def test_library_discovers_folders_and_rejects_bad_ones(tmp_path: Path) -> None:
     _folder(tmp_path / "synth" / "task_a", "pass", "x, y", "x + y")
     _folder(tmp_path / "synth" / "task_b", "rejected_pass", "x, y", "x - y")
     lib = PassLibrary.load([tmp_path / "synth", EXAMPLES])
-    assert [f.parent.name for f in lib.folders] == ["task_a", "passes", "passes"]
+    assert [f.parent.name for f in lib.folders] == ["task_a", "passes", "passes", "passes"]
     (tmp_path / "empty").mkdir()
     with pytest.raises(LibraryError, match="no pass folder"):
         PassLibrary.load([tmp_path / "empty"])

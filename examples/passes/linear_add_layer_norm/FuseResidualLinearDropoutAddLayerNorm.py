@@ -1,0 +1,28 @@
+"""The same block end with the residual as the add's first operand:
+``LayerNorm(input + dropout(dense(h)))`` (kernels.py; floating-point addition is commutative,
+so the kernel is the same).
+"""
+
+import torch
+from pass_dir.kernels import linear_add_ln
+
+FREE_LITERALS = {"p": "dropout.p", "normalized_shape": "layer_norm.normalized_shape", "eps": "layer_norm.eps"}
+
+
+def pattern(x, weight, bias, residual, ln_weight, ln_bias):
+    y = torch.nn.functional.linear(x, weight, bias)
+    y = torch.nn.functional.dropout(y, 0.1, False, False)
+    return torch.nn.functional.layer_norm(residual + y, (768,), ln_weight, ln_bias, 1e-12)
+
+
+def replacement_args(x, weight, bias, residual, ln_weight, ln_bias, *, p=0.1, normalized_shape=(768,), eps=1e-12):
+    return (x, weight, bias, residual, ln_weight, ln_bias, normalized_shape, eps)
+
+
+@torch.fx.wrap
+def fused_linear_add_layer_norm(x, weight, bias, residual, ln_weight, ln_bias, normalized_shape, eps):
+    return linear_add_ln(x, weight, bias, residual, ln_weight, ln_bias, normalized_shape, eps)
+
+
+def replacement_func():
+    return fused_linear_add_layer_norm
