@@ -51,13 +51,34 @@ class Block(torch.nn.Module):
         return (total, out * 2) if self.with_sum else (out,)
 
 
-CASES = {  # rule -> (dropout, residual first, with the sum)
-    "FuseLinearDropoutAddLayerNorm": (True, False, False),
-    "FuseResidualLinearDropoutAddLayerNorm": (True, True, False),
-    "FuseLinearAddLayerNorm": (False, False, False),
-    "FuseLinearDropoutAddLayerNormSum": (True, False, True),
-    "FuseResidualLinearDropoutAddLayerNormSum": (True, True, True),
-    "FuseLinearAddLayerNormSum": (False, False, True),
+class Conv1DBlock(Block):
+    """GPT-2's spelling: ``Conv1D`` (weight [K, N], ``addmm`` on the flattened rows, then the
+    view back), dropout, the residual add, ``LayerNorm``."""
+
+    def __init__(self, dropout: bool, residual_first: bool, with_sum: bool, eps: float) -> None:
+        super().__init__(dropout, residual_first, with_sum, eps)
+        self.weight = torch.nn.Parameter(torch.randn(K, N) * 0.2)
+
+    def forward(self, x: torch.Tensor, r: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        size = x.size()[:-1] + (N,)
+        y = torch.addmm(self.fc.bias, x.view(-1, x.size(-1)), self.weight).view(size)
+        y = self.drop(y) if self.drop is not None else y
+        total = r + y if self.residual_first else y + r
+        out = self.ln(total)
+        return (total, out * 2) if self.with_sum else (out,)
+
+
+CASES = {  # rule -> (module, dropout, residual first, with the sum), in the folder's order
+    "FuseLinearDropoutAddLayerNorm": (Block, True, False, False),
+    "FuseResidualLinearDropoutAddLayerNorm": (Block, True, True, False),
+    "FuseLinearAddLayerNorm": (Block, False, False, False),
+    "FuseAddmmDropoutAddLayerNorm": (Conv1DBlock, True, False, False),
+    "FuseResidualAddmmDropoutAddLayerNorm": (Conv1DBlock, True, True, False),
+    "FuseLinearDropoutAddLayerNormSum": (Block, True, False, True),
+    "FuseResidualLinearDropoutAddLayerNormSum": (Block, True, True, True),
+    "FuseLinearAddLayerNormSum": (Block, False, False, True),
+    "FuseAddmmDropoutAddLayerNormSum": (Conv1DBlock, True, False, True),
+    "FuseResidualAddmmDropoutAddLayerNormSum": (Conv1DBlock, True, True, True),
 }
 
 
@@ -80,7 +101,8 @@ def test_the_folder_passes_the_policy_and_loads_every_rule() -> None:
 @pytest.mark.parametrize("rule", list(CASES))
 def test_each_rule_fires_once_and_matches_eager(rule: str, dtype: torch.dtype) -> None:
     torch.manual_seed(0)
-    model = Block(*CASES[rule], eps=1e-6).to(dtype).eval()
+    module, *form = CASES[rule]
+    model = module(*form, eps=1e-6).to(dtype).eval()
     x, r = torch.randn(1, M, K, dtype=dtype), torch.randn(1, M, N, dtype=dtype)
     out, ref, be = _compiled(model, x, r)
     fired = {label.removeprefix(LABEL): n for label, n in be.fired().items() if n}
@@ -99,6 +121,9 @@ def test_each_rule_fires_once_and_matches_eager(rule: str, dtype: torch.dtype) -
     # the residual first, and a transposed one (the convolutions' output): rows on two strides
     ("whisper-encoder", {"FuseResidualLinearDropoutAddLayerNormSum": 3,
                          "FuseResidualLinearDropoutAddLayerNorm": 1}),
+    # Conv1D (addmm, then a view), the residual second after attention, first after the MLP
+    ("gpt2", {"FuseAddmmDropoutAddLayerNormSum": 2, "FuseResidualAddmmDropoutAddLayerNormSum": 1,
+              "FuseResidualAddmmDropoutAddLayerNorm": 1}),
 ])  # fmt: skip
 def test_zoo_models_at_hidden_96_fuse_their_block_ends(name: str, rules: dict[str, int]) -> None:
     """At a hidden size no pass was written for, with the whole bundled library (what

@@ -131,11 +131,22 @@ def _rows(name, shape, strides):
     return max(1, shape[-2]), (outer[-1][1] if outer else 0), strides[-2]
 
 
+def _view(size, numel):
+    """``size`` (a view's, one -1 allowed) as the shape it gives ``numel`` elements."""
+    known, holes = 1, 0
+    for s in size:
+        holes, known = (holes + 1, known) if s == -1 else (holes, known * s)
+    if holes > 1 or (numel % max(known, 1) if holes else numel != known):
+        raise ValueError(f"linear_add_layer_norm: a view {tuple(size)} of {numel} elements")
+    return tuple(numel // max(known, 1) if s == -1 else s for s in size)
+
+
 @plan_cache
-def _plan(xs, xt, ws, wt, bs, bt, rs, rt, lws, lwt, lbs, lbt, norm, dtypes, devices, cuda, w_kn):
+def _plan(xs, xt, ws, wt, bs, bt, rs, rt, lws, lwt, lbs, lbt, norm, size, dtypes, devices, cuda, w_kn):
     """Output shape, grid, the kernel's integers and constexprs for one call: shapes and
     strides of x, weight, bias, residual, LayerNorm weight and bias, the normalized shape,
-    the dtypes and devices, whether on CUDA, whether the weight is [K, N]."""
+    the outputs' shape (None: x's leading dims by N), the dtypes and devices, whether on CUDA,
+    whether the weight is [K, N]."""
     if len(set(dtypes)) != 1 or dtypes[0] not in _DTYPES:
         raise ValueError(f"linear_add_layer_norm: needs one float dtype, got {dtypes}")
     if len(set(devices)) != 1:
@@ -148,19 +159,19 @@ def _plan(xs, xt, ws, wt, bs, bt, rs, rt, lws, lwt, lbs, lbt, norm, dtypes, devi
         )
     K = xs[-1]
     N, wk = (ws[1], ws[0]) if w_kn else (ws[0], ws[1])
-    out_shape = (*xs[:-1], N)
+    M = 1
+    for s in xs[:-1]:
+        M *= s
+    out_shape = (*xs[:-1], N) if size is None else _view(size, M * N)
     if wk != K or bs[0] != N or lws[0] != N or lbs[0] != N:
         raise ValueError(f"linear_add_layer_norm: shapes {xs} x {ws} + {bs}, {lws}, {lbs} do not fit")
-    if tuple(rs) != out_shape:
-        raise ValueError(f"linear_add_layer_norm: residual {rs} is not the output's {out_shape}")
+    if tuple(rs) != out_shape or out_shape[-1] != N:
+        raise ValueError(f"linear_add_layer_norm: residual {rs} and output {out_shape} differ")
     if tuple(norm) != (N,):
         raise ValueError(f"linear_add_layer_norm: normalizes over {norm}, the kernel over ({N},)")
     if N > MAX_N:
         raise ValueError(f"linear_add_layer_norm: rows of {N} > {MAX_N} do not fit one tile")
     x_rows, r_rows = _rows("x", xs, xt), _rows("the residual", rs, rt)
-    M = 1
-    for s in xs[:-1]:
-        M *= s
     stride_wn, stride_wk = (wt[1], wt[0]) if w_kn else (wt[0], wt[1])
 
     def last_row(rows):  # the offset of the last row's first element
@@ -190,13 +201,14 @@ def _plan(xs, xt, ws, wt, bs, bt, rs, rt, lws, lwt, lbs, lbt, norm, dtypes, devi
 
 
 def linear_add_ln(x, weight, bias, residual, ln_weight, ln_bias, normalized_shape, eps,
-                  with_sum=False, w_kn=False):  # fmt: skip
+                  with_sum=False, w_kn=False, size=None):  # fmt: skip
     """``layer_norm(x @ weight.T + bias + residual)`` over the last dim (``w_kn``: weight
-    [K, N]); with ``with_sum``, ``(sum, normed)``. New contiguous outputs in x's dtype."""
+    [K, N]); with ``with_sum``, ``(sum, normed)``. New contiguous outputs in x's dtype, of x's
+    leading dims by N, or of ``size`` (GPT-2's ``addmm`` on flattened rows, then a view)."""
     out_shape, grid, launch, ints, consts = _plan[
         x.shape, x.stride(), weight.shape, weight.stride(), bias.shape, bias.stride(),
         residual.shape, residual.stride(), ln_weight.shape, ln_weight.stride(), ln_bias.shape,
-        ln_bias.stride(), tuple(normalized_shape),
+        ln_bias.stride(), tuple(normalized_shape), None if size is None else tuple(size),
         (x.dtype, weight.dtype, bias.dtype, residual.dtype, ln_weight.dtype, ln_bias.dtype),
         (x.device, weight.device, bias.device, residual.device, ln_weight.device,
          ln_bias.device),
