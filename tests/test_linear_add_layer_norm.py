@@ -72,11 +72,13 @@ CASES = {  # rule -> (module, dropout, residual first, with the sum), in the fol
     "FuseLinearDropoutAddLayerNorm": (Block, True, False, False),
     "FuseResidualLinearDropoutAddLayerNorm": (Block, True, True, False),
     "FuseLinearAddLayerNorm": (Block, False, False, False),
+    "FuseResidualLinearAddLayerNorm": (Block, False, True, False),
     "FuseAddmmDropoutAddLayerNorm": (Conv1DBlock, True, False, False),
     "FuseResidualAddmmDropoutAddLayerNorm": (Conv1DBlock, True, True, False),
     "FuseLinearDropoutAddLayerNormSum": (Block, True, False, True),
     "FuseResidualLinearDropoutAddLayerNormSum": (Block, True, True, True),
     "FuseLinearAddLayerNormSum": (Block, False, False, True),
+    "FuseResidualLinearAddLayerNormSum": (Block, False, True, True),
     "FuseAddmmDropoutAddLayerNormSum": (Conv1DBlock, True, False, True),
     "FuseResidualAddmmDropoutAddLayerNormSum": (Conv1DBlock, True, True, True),
 }
@@ -121,6 +123,8 @@ def test_each_rule_fires_once_and_matches_eager(rule: str, dtype: torch.dtype) -
     # the residual first, and a transposed one (the convolutions' output): rows on two strides
     ("whisper-encoder", {"FuseResidualLinearDropoutAddLayerNormSum": 3,
                          "FuseResidualLinearDropoutAddLayerNorm": 1}),
+    # no dropout, the residual first: CLIP's encoder; its last sum feeds no LayerNorm
+    ("clip-vision", {"FuseResidualLinearAddLayerNormSum": 3}),
     # Conv1D (addmm, then a view), the residual second after attention, first after the MLP
     ("gpt2", {"FuseAddmmDropoutAddLayerNormSum": 2, "FuseResidualAddmmDropoutAddLayerNormSum": 1,
               "FuseResidualAddmmDropoutAddLayerNorm": 1}),
