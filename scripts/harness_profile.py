@@ -81,6 +81,7 @@ PARTS = (
     ("passnet.evaluation.timed_phase", "TimingPhase.timed_check"),
     ("passnet.integrity.checks", "CandidateChecker.call"),
     ("passnet.integrity.checks", "CandidateChecker.judge"),
+    ("passnet.integrity.checks", "CandidateChecker.judge_known"),
     ("passnet.integrity.checks", "CandidateChecker.late_writes"),
     ("passnet.integrity.checks", "changed"),
     ("passnet.integrity.checks", "clone_tree"),
