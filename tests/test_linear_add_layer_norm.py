@@ -68,6 +68,25 @@ class Conv1DBlock(Block):
         return (total, out * 2) if self.with_sum else (out,)
 
 
+class RMSBlock(torch.nn.Module):
+    """Llama's block end: a linear layer without bias, ``residual + y``, ``LlamaRMSNorm`` as
+    transformers writes it (float32 statistics, back to the input dtype, the weight's product).
+    The constructor takes ``Block``'s arguments; only ``with_sum`` and ``eps`` count."""
+
+    def __init__(self, dropout: bool, residual_first: bool, with_sum: bool, eps: float) -> None:
+        super().__init__()
+        self.fc = torch.nn.Linear(K, N, bias=False)
+        self.weight = torch.nn.Parameter(torch.rand(N) + 0.5)
+        self.with_sum, self.eps = with_sum, eps
+
+    def forward(self, x: torch.Tensor, r: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        total = r + self.fc(x)
+        h = total.to(torch.float32)
+        h = h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + self.eps)
+        out = self.weight * h.to(total.dtype)
+        return (total, out * 2) if self.with_sum else (out,)
+
+
 CASES = {  # rule -> (module, dropout, residual first, with the sum), in the folder's order
     "FuseLinearDropoutAddLayerNorm": (Block, True, False, False),
     "FuseResidualLinearDropoutAddLayerNorm": (Block, True, True, False),
@@ -75,12 +94,14 @@ CASES = {  # rule -> (module, dropout, residual first, with the sum), in the fol
     "FuseResidualLinearAddLayerNorm": (Block, False, True, False),
     "FuseAddmmDropoutAddLayerNorm": (Conv1DBlock, True, False, False),
     "FuseResidualAddmmDropoutAddLayerNorm": (Conv1DBlock, True, True, False),
+    "FuseLinearAddRMSNorm": (RMSBlock, False, True, False),
     "FuseLinearDropoutAddLayerNormSum": (Block, True, False, True),
     "FuseResidualLinearDropoutAddLayerNormSum": (Block, True, True, True),
     "FuseLinearAddLayerNormSum": (Block, False, False, True),
     "FuseResidualLinearAddLayerNormSum": (Block, False, True, True),
     "FuseAddmmDropoutAddLayerNormSum": (Conv1DBlock, True, False, True),
     "FuseResidualAddmmDropoutAddLayerNormSum": (Conv1DBlock, True, True, True),
+    "FuseLinearAddRMSNormSum": (RMSBlock, False, True, True),
 }
 
 
@@ -110,7 +131,8 @@ def test_each_rule_fires_once_and_matches_eager(rule: str, dtype: torch.dtype) -
     fired = {label.removeprefix(LABEL): n for label, n in be.fired().items() if n}
     assert fired == {rule: 1}
     assert be.summary()[LABEL + rule]["fallback_calls"] == 0
-    assert be.coverage()["add+layer_norm"] == (1, 1)
+    norm = "add+rms_norm" if module is RMSBlock else "add+layer_norm"
+    assert be.coverage()[norm] == (1, 1)
     cmp = compare_outputs(list(out), list(ref))
     assert cmp.tightest_passing_t is not None and cmp.tightest_passing_t <= -5, cmp
 
@@ -125,6 +147,9 @@ def test_each_rule_fires_once_and_matches_eager(rule: str, dtype: torch.dtype) -
                          "FuseResidualLinearDropoutAddLayerNorm": 1}),
     # no dropout, the residual first: CLIP's encoder; its last sum feeds no LayerNorm
     ("clip-vision", {"FuseResidualLinearAddLayerNormSum": 3}),
+    # RMSNorm after a linear layer without bias (Mistral's is the same code); the last sum
+    # feeds only the final norm
+    ("llama", {"FuseLinearAddRMSNormSum": 3, "FuseLinearAddRMSNorm": 1}),
     # Conv1D (addmm, then a view), the residual second after attention, first after the MLP
     ("gpt2", {"FuseAddmmDropoutAddLayerNormSum": 2, "FuseResidualAddmmDropoutAddLayerNormSum": 1,
               "FuseResidualAddmmDropoutAddLayerNorm": 1}),
@@ -140,8 +165,8 @@ def test_zoo_models_at_hidden_96_fuse_their_block_ends(name: str, rules: dict[st
     summary = {k.removeprefix(LABEL): v for k, v in be.summary().items() if k.startswith(LABEL)}
     assert {k: v["count"] for k, v in summary.items() if v["count"]} == rules
     assert all(v["fallback_calls"] == 0 for v in summary.values()), summary
-    sites = sum(rules.values())
-    assert be.coverage()["add+layer_norm"][1] == sites
+    norm = "add+rms_norm" if name == "llama" else "add+layer_norm"
+    assert be.coverage()[norm][1] == sum(rules.values())
     cmp = compare_outputs(dict(out), dict(ref))
     assert cmp.tightest_passing_t is not None and cmp.tightest_passing_t <= -5, cmp
 

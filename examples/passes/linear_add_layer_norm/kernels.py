@@ -72,6 +72,9 @@ def _linear_add_ln_kernel(
     stride_lb,
     eps,
     WITH_SUM: tl.constexpr,
+    HAS_BIAS: tl.constexpr,
+    RMS: tl.constexpr,
+    HAS_NORM_BIAS: tl.constexpr,
     IEEE: tl.constexpr,
     BLOCK_M: tl.constexpr,
     BLOCK_N: tl.constexpr,
@@ -97,8 +100,9 @@ def _linear_add_ln_kernel(
             acc = tl.dot(a, b, acc)
 
     DT: tl.constexpr = out_ptr.dtype.element_ty
-    bias = tl.load(b_ptr + rn * stride_b, mask=rn < N, other=0.0).to(tl.float32)
-    y = _round(acc + bias[None, :], DT)  # eager's linear output, in the input dtype
+    if HAS_BIAS:
+        acc += tl.load(b_ptr + rn * stride_b, mask=rn < N, other=0.0).to(tl.float32)[None, :]
+    y = _round(acc, DT)  # eager's linear output, in the input dtype
     r_rows = r_ptr + ((rm // rows_r) * stride_ro + (rm % rows_r) * stride_ri)[:, None]
     res = tl.load(r_rows + rn[None, :] * stride_rn, mask=mask, other=0.0)
     h = _round(y + res.to(tl.float32), DT)  # the residual add, in the input dtype
@@ -106,12 +110,20 @@ def _linear_add_ln_kernel(
     if WITH_SUM:
         tl.store(sum_ptr + offs, h.to(DT), mask=mask)
     h = tl.where(mask, h, 0.0)
-    mean = tl.sum(h, axis=1) / N
-    d = tl.where(mask, h - mean[:, None], 0.0)
-    inv = 1.0 / tl.sqrt(tl.sum(d * d, axis=1) / N + eps)
     lw = tl.load(lw_ptr + rn * stride_lw, mask=rn < N, other=1.0).to(tl.float32)
-    lb = tl.load(lb_ptr + rn * stride_lb, mask=rn < N, other=0.0).to(tl.float32)
-    tl.store(out_ptr + offs, (d * inv[:, None] * lw[None, :] + lb[None, :]).to(DT), mask=mask)
+    if RMS:
+        # Llama's RMSNorm: float32 statistics, the normalised row rounded to the input dtype,
+        # then the weight's product in that dtype
+        inv = 1.0 / tl.sqrt(tl.sum(h * h, axis=1) / N + eps)
+        o = lw[None, :] * _round(h * inv[:, None], DT)
+    else:
+        mean = tl.sum(h, axis=1) / N
+        d = tl.where(mask, h - mean[:, None], 0.0)
+        inv = 1.0 / tl.sqrt(tl.sum(d * d, axis=1) / N + eps)
+        o = d * inv[:, None] * lw[None, :]
+        if HAS_NORM_BIAS:
+            o += tl.load(lb_ptr + rn * stride_lb, mask=rn < N, other=0.0).to(tl.float32)[None, :]
+    tl.store(out_ptr + offs, o.to(DT), mask=mask)
 
 
 def _rows(name, shape, strides):
@@ -146,16 +158,17 @@ def _plan(xs, xt, ws, wt, bs, bt, rs, rt, lws, lwt, lbs, lbt, norm, size, dtypes
     """Output shape, grid, the kernel's integers and constexprs for one call: shapes and
     strides of x, weight, bias, residual, LayerNorm weight and bias, the normalized shape,
     the outputs' shape (None: x's leading dims by N), the dtypes and devices, whether on CUDA,
-    whether the weight is [K, N]."""
+    whether the weight is [K, N]. No bias: its shape and strides None; an RMSNorm: the norm's
+    bias and normalized shape None."""
     if len(set(dtypes)) != 1 or dtypes[0] not in _DTYPES:
         raise ValueError(f"linear_add_layer_norm: needs one float dtype, got {dtypes}")
     if len(set(devices)) != 1:
         raise ValueError(f"linear_add_layer_norm: inputs on several devices {devices}")
-    if len(xs) < 1 or len(ws) != 2 or len(bs) != 1 or len(lws) != 1 or len(lbs) != 1:
+    ranks = [len(t) if t is not None else 1 for t in (ws, bs, lws, lbs)]
+    if len(xs) < 1 or ranks != [2, 1, 1, 1]:
         raise ValueError(
             f"linear_add_layer_norm: needs x of rank >= 1 and a 2-D weight, 1-D bias and "
-            f"LayerNorm weight and bias, got ranks {len(xs)}, {len(ws)}, {len(bs)}, "
-            f"{len(lws)}, {len(lbs)}"
+            f"norm weight and bias, got ranks {len(xs)}, {ranks}"
         )
     K = xs[-1]
     N, wk = (ws[1], ws[0]) if w_kn else (ws[0], ws[1])
@@ -163,11 +176,11 @@ def _plan(xs, xt, ws, wt, bs, bt, rs, rt, lws, lwt, lbs, lbt, norm, size, dtypes
     for s in xs[:-1]:
         M *= s
     out_shape = (*xs[:-1], N) if size is None else _view(size, M * N)
-    if wk != K or bs[0] != N or lws[0] != N or lbs[0] != N:
+    if wk != K or lws[0] != N or any(t is not None and t[0] != N for t in (bs, lbs)):
         raise ValueError(f"linear_add_layer_norm: shapes {xs} x {ws} + {bs}, {lws}, {lbs} do not fit")
     if tuple(rs) != out_shape or out_shape[-1] != N:
         raise ValueError(f"linear_add_layer_norm: residual {rs} and output {out_shape} differ")
-    if tuple(norm) != (N,):
+    if norm is not None and tuple(norm) != (N,):
         raise ValueError(f"linear_add_layer_norm: normalizes over {norm}, the kernel over ({N},)")
     if N > MAX_N:
         raise ValueError(f"linear_add_layer_norm: rows of {N} > {MAX_N} do not fit one tile")
@@ -194,8 +207,10 @@ def _plan(xs, xt, ws, wt, bs, bt, rs, rt, lws, lwt, lbs, lbt, norm, size, dtypes
     block_k = 16 if dtypes[0] == torch.float32 or block_n >= 1024 else 32  # the weight tile's memory
     warps = 8 if block_m * block_n >= 8192 else 4
     grid = (triton.cdiv(M, block_m),)
-    ints = (M, N, K, *x_rows, xt[-1], stride_wn, stride_wk, bt[0], *r_rows, rt[-1], lwt[0], lbt[0])
-    consts = {"IEEE": ieee, "BLOCK_M": block_m, "BLOCK_N": block_n, "BLOCK_K": block_k,
+    ints = (M, N, K, *x_rows, xt[-1], stride_wn, stride_wk, bt[0] if bt else 0, *r_rows, rt[-1],
+            lwt[0], lbt[0] if lbt else 0)
+    consts = {"HAS_BIAS": bs is not None, "RMS": norm is None,
+              "HAS_NORM_BIAS": lbs is not None, "IEEE": ieee, "BLOCK_M": block_m, "BLOCK_N": block_n, "BLOCK_K": block_k,
               "num_warps": warps, "num_stages": 2}  # fmt: skip
     return out_shape, grid, M > 0 and N > 0, ints, consts
 
@@ -203,20 +218,33 @@ def _plan(xs, xt, ws, wt, bs, bt, rs, rt, lws, lwt, lbs, lbt, norm, size, dtypes
 def linear_add_ln(x, weight, bias, residual, ln_weight, ln_bias, normalized_shape, eps,
                   with_sum=False, w_kn=False, size=None):  # fmt: skip
     """``layer_norm(x @ weight.T + bias + residual)`` over the last dim (``w_kn``: weight
-    [K, N]); with ``with_sum``, ``(sum, normed)``. New contiguous outputs in x's dtype, of x's
-    leading dims by N, or of ``size`` (GPT-2's ``addmm`` on flattened rows, then a view)."""
+    [K, N]; ``bias`` may be None); with ``with_sum``, ``(sum, normed)``. ``ln_bias`` and
+    ``normalized_shape`` None: Llama's RMSNorm (``ln_weight * (h * rsqrt(mean(h^2) + eps))``)
+    instead. New contiguous outputs in x's dtype, of x's leading dims by N, or of ``size``
+    (GPT-2's ``addmm`` on flattened rows, then a view)."""
+    present = [t for t in (x, weight, bias, residual, ln_weight, ln_bias) if t is not None]
     out_shape, grid, launch, ints, consts = _plan[
-        x.shape, x.stride(), weight.shape, weight.stride(), bias.shape, bias.stride(),
-        residual.shape, residual.stride(), ln_weight.shape, ln_weight.stride(), ln_bias.shape,
-        ln_bias.stride(), tuple(normalized_shape), None if size is None else tuple(size),
-        (x.dtype, weight.dtype, bias.dtype, residual.dtype, ln_weight.dtype, ln_bias.dtype),
-        (x.device, weight.device, bias.device, residual.device, ln_weight.device,
-         ln_bias.device),
-        x.is_cuda, w_kn,
+        x.shape, x.stride(), weight.shape, weight.stride(), _shape(bias), _stride(bias),
+        residual.shape, residual.stride(), ln_weight.shape, ln_weight.stride(), _shape(ln_bias),
+        _stride(ln_bias), None if normalized_shape is None else tuple(normalized_shape),
+        None if size is None else tuple(size), tuple(t.dtype for t in present),
+        tuple(t.device for t in present), x.is_cuda, w_kn,
     ]  # fmt: skip
     out = x.new_empty(out_shape)
-    total = x.new_empty(out_shape) if with_sum else out
+    # without the sum the kernel stores nothing through sum_ptr: it gets the residual (read
+    # only) rather than the output, so no launch takes one tensor as two arguments; a missing
+    # bias is never read either
+    total = x.new_empty(out_shape) if with_sum else residual
     if launch:
-        _linear_add_ln_kernel[grid](x, weight, bias, residual, ln_weight, ln_bias, total, out,
+        _linear_add_ln_kernel[grid](x, weight, x if bias is None else bias, residual, ln_weight,
+                                    ln_weight if ln_bias is None else ln_bias, total, out,
                                     *ints, float(eps), WITH_SUM=with_sum, **consts)  # fmt: skip
     return (total, out) if with_sum else out
+
+
+def _shape(t):
+    return None if t is None else t.shape
+
+
+def _stride(t):
+    return None if t is None else t.stride()
