@@ -1,18 +1,20 @@
-"""The kernel every rule of this folder launches: ``layer_norm(x @ w.T + b + r)`` as one Triton
-matmul whose epilogue adds the bias and the residual and normalises each row.
+"""The kernel every rule of this folder launches: ``norm(x @ w.T + b + r)`` as one Triton matmul
+whose epilogue adds the bias and the residual and normalises each row.
 
 A transformer block ends its attention and its MLP with a linear layer, (dropout, the identity
-in eval), the residual add and a LayerNorm. Inductor's default mode runs the matmul (cuBLAS)
-and then one kernel for bias + add + LayerNorm, writing the linear output and reading it back;
-here one program computes ``BLOCK_M`` full rows of the product, so the LayerNorm's row
-statistics are taken in registers and one launch does the lot. Pre-norm models (ViT, Whisper,
-GPT-2) read the sum again as the next residual: the ``with_sum`` form writes it too.
+in eval), the residual add and a norm. Inductor's default mode runs the matmul (cuBLAS) and
+then one kernel for bias + add + norm, writing the linear output and reading it back; here one
+program computes ``BLOCK_M`` full rows of the product, so the norm's row statistics are taken
+in registers and one launch does the lot. Pre-norm models (ViT, Whisper, GPT-2, Llama) read
+the sum again as the next residual: the ``with_sum`` form writes it too. The norm is a
+LayerNorm (with or without its bias) or Llama's RMSNorm; the linear layer may have no bias.
 
-``x`` is read as [M, K] through its strides (leading dims flattened without a copy), the weight
-as [N, K] (``nn.Linear``) or [K, N] (GPT-2's ``Conv1D`` through ``addmm``), the residual as
-[M, N] through its strides. Rounding follows eager: the linear output is rounded to the input
-dtype, the sum too, and the LayerNorm runs in float32 and rounds once. float32 multiplies in
-IEEE float32 (eager's float32 matmul uses no TF32). A row must fit one tile: N up to
+``x`` and the residual are read through their strides, rows on two strides (the last leading
+dim and the flattened ones before it), the weight as [N, K] (``nn.Linear``) or [K, N] (GPT-2's
+``Conv1D`` through ``addmm``). Rounding follows eager: the linear output is rounded to the
+input dtype, the sum too; the LayerNorm runs in float32 and rounds once, the RMSNorm rounds
+the normalised row before the weight's product, as ``LlamaRMSNorm`` does. float32 multiplies
+in IEEE float32 (eager's float32 matmul uses no TF32). A row must fit one tile: N up to
 ``MAX_N``; beyond, and for anything else the kernel cannot take, ``ValueError`` (the
 whole-model backend then runs the rule's pattern for that call).
 """
