@@ -17,6 +17,14 @@ from collections.abc import Iterable
 TIMING_CORES = 2  # the timed call's thread and the CUDA driver's own
 
 
+def usable_cores() -> int:
+    """How many cores this process may run on: its affinity, else the machine's count."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
 def split_cpus(n: int, devices: int = 1, reserve: int = TIMING_CORES
                ) -> tuple[list[frozenset[int]], list[set[int]]] | None:  # fmt: skip
     """This process's CPUs as ``reserve`` timing cores per device and ``n`` disjoint sets

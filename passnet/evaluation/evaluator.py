@@ -44,7 +44,6 @@ from passnet.scores.metrics import compute_scores
 def cpu_name() -> str:
     """The CPU model, the vector ISA Inductor's C++ code targets and the core count: what a
     CPU timing depends on ("x86_64" alone does not say which machine measured it)."""
-    import os
 
     import torch
 
@@ -215,11 +214,6 @@ MAX_HOST_WORKERS = 8
 a queue of tasks to draw from, and more workers preparing share the host with the timing."""
 
 
-def _cores() -> int:
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return cores or 1
-
-
 def auto_prepare_ahead(device: str, variants: int) -> int:
     """Workers at once when the caller names no number. On a GPU, one per variant, up to the
     host's cores less one and :data:`MAX_AUTO_PREPARE_AHEAD`: preparation (process start,
@@ -227,7 +221,7 @@ def auto_prepare_ahead(device: str, variants: int) -> int:
     On CPU one: a second worker's preparation would share the cores a timing runs on."""
     if not device.startswith("cuda"):
         return 1
-    return max(1, min(variants, _cores() - 1, MAX_AUTO_PREPARE_AHEAD))
+    return max(1, min(variants, cpus.usable_cores() - 1, MAX_AUTO_PREPARE_AHEAD))
 
 
 def host_workers(device: str) -> int:

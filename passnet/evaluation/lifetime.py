@@ -45,6 +45,8 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, TypeVar
 
+from passnet.evaluation import cpus
+
 T = TypeVar("T")
 
 POLL_S = 0.25
@@ -166,10 +168,7 @@ class Guardian:
 
 def limit_cpu(timeout_s: float) -> None:
     """RLIMIT_CPU from now: (limit + grace) x usable cores, more than the wall clock allows."""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        cores = os.cpu_count() or 1
+    cores = cpus.usable_cores()
     usage = resource.getrusage(resource.RUSAGE_SELF)
     soft = int(usage.ru_utime + usage.ru_stime + (timeout_s + grace_s(timeout_s)) * cores) + 1
     _, hard = resource.getrlimit(resource.RLIMIT_CPU)

@@ -213,13 +213,7 @@ class CandidateChecker:
         """Aliasing, input mutation and unwritten elements, measured against the reference
         run on the same values (its alias map is remembered for ``judge_known``)."""
         self.ref_aliases = alias_map(ref, ref_inputs)
-        self._judge_aliases(out, inputs)
-        for i in sorted(mutated):
-            if i not in ref_mut or not same(inputs[i], ref_inputs[i]):
-                self.rt.add("input-mutated", f"input {i} was changed by the candidate "
-                            + ("differently from" if i in ref_mut else "but not by")
-                            + " the reference")  # fmt: skip
-        self._judge_unwritten(out, ref)
+        self._judge_against(out, inputs, mutated, ref, ref_inputs, ref_mut)
 
     def judge_known(self, out: Any, inputs: list, mutated: set[int], expected: Any) -> None:
         """``judge`` for a call whose reference outputs on the same values are known already
@@ -228,18 +222,24 @@ class CandidateChecker:
         every changed input a finding, no reference run."""
         if self.ref_aliases is None:
             raise RuntimeError("judge_known before any judge: the reference's aliasing unknown")
-        self._judge_aliases(out, inputs)
-        for i in sorted(mutated):
-            self.rt.add("input-mutated", f"input {i} was changed by the candidate but not by "
-                        "the reference")  # fmt: skip
-        self._judge_unwritten(out, expected)
+        self._judge_against(out, inputs, mutated, expected, [], set())
 
-    def _judge_aliases(self, out: Any, inputs: list) -> None:
+    def _judge_against(self, out: Any, inputs: list, mutated: set[int], ref: Any,
+                       ref_inputs: list, ref_mut: set) -> None:  # fmt: skip
+        """The findings of ``judge``, against ``ref_aliases`` and ``ref``: outputs aliased
+        otherwise, inputs changed where (or not as) the reference changes them, elements left
+        unwritten."""
         theirs = self.ref_aliases or {}
         bad = {j: a for j, a in alias_map(out, inputs).items() if theirs.get(j) != a}
         if bad:
             desc = ", ".join(f"output {j} shares storage with {k} {i}" for j, (k, i) in bad.items())
             self.rt.add("output-aliasing", desc + " (the reference's does not)")
+        for i in sorted(mutated):
+            if i not in ref_mut or not same(inputs[i], ref_inputs[i]):
+                self.rt.add("input-mutated", f"input {i} was changed by the candidate "
+                            + ("differently from" if i in ref_mut else "but not by")
+                            + " the reference")  # fmt: skip
+        self._judge_unwritten(out, ref)
 
     def _judge_unwritten(self, out: Any, ref: Any) -> None:
         """NaN where the reference is finite: elements never written (fresh allocations are
