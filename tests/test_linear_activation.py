@@ -15,11 +15,9 @@ os.environ.setdefault("TRITON_INTERPRET", "1")  # before torch._dynamo imports T
 import pytest
 import torch
 import torch.nn.functional as F
+from helpers.accelerate import compiled_under, zoo_under
 
-import passnet
 from passnet.accelerate import PassLibrary
-from passnet.accelerate.backend import PassnetBackend
-from passnet.accelerate.models import load_model
 from passnet.integrity.policy import check_pass_dir
 from passnet.scores.compare import compare_outputs
 
@@ -75,18 +73,6 @@ CASES: dict[str, Callable[[], torch.nn.Module]] = {
 }
 
 
-def _compiled(
-    model: torch.nn.Module, x: torch.Tensor
-) -> tuple[torch.Tensor, torch.Tensor, PassnetBackend]:
-    """(compiled output, eager output, the backend) for ``model`` under this folder alone."""
-    torch._dynamo.reset()
-    be = passnet.backend(passes=FOLDER, inner="eager")
-    with torch.no_grad():
-        out = torch.compile(model, backend=be)(x)
-        ref = model(x)
-    return out, ref, be
-
-
 def test_the_folder_passes_the_policy_and_loads_every_rule() -> None:
     assert check_pass_dir(FOLDER) == []
     lib = PassLibrary.load([FOLDER])
@@ -99,7 +85,7 @@ def test_each_rule_fires_once_and_matches_eager(rule: str, dtype: torch.dtype) -
     torch.manual_seed(0)
     model = CASES[rule]().to(dtype).eval()
     x = torch.randn(1, M, K, dtype=dtype)
-    out, ref, be = _compiled(model, x)
+    out, ref, be = compiled_under(FOLDER, model, x)
     fired = {label.removeprefix(LABEL): n for label, n in be.fired().items() if n}
     assert fired == {rule: 1}
     assert be.summary()[LABEL + rule]["fallback_calls"] == 0
@@ -112,16 +98,12 @@ def test_each_rule_fires_once_and_matches_eager(rule: str, dtype: torch.dtype) -
 def test_a_zoo_model_at_hidden_96_fuses_every_bias_activation_site(name: str) -> None:
     """At a hidden size no pass was written for, with the whole bundled library (what
     ``passnet accelerate MODEL --passes examples/passes --hidden 96`` loads)."""
-    loaded = load_model(name, batch=2, size=8, hidden=96)
-    torch._dynamo.reset()
-    be = passnet.backend(passes=EXAMPLES, inner="eager")
-    with torch.no_grad():
-        out, ref = loaded(torch.compile(loaded.model, backend=be)), loaded()
+    out, ref, be = zoo_under(EXAMPLES, name, batch=2, size=8, hidden=96)
     assert be.coverage()["bias+activation"] == (2, 2)
     rule = "FuseAddmmGeluNew" if name == "gpt2" else "FuseLinearGelu"
     summary = be.summary()[LABEL + rule]
     assert summary["count"] == 2 and summary["fallback_calls"] == 0, summary
-    cmp = compare_outputs(dict(out), dict(ref))
+    cmp = compare_outputs(out, ref)
     assert cmp.tightest_passing_t is not None and cmp.tightest_passing_t <= -5, cmp
 
 
@@ -152,7 +134,7 @@ def test_an_input_the_kernel_refuses_falls_back_to_the_pattern(
     model: Callable[[], torch.nn.Module], x: torch.Tensor, reason: str
 ) -> None:
     torch.manual_seed(0)
-    out, ref, be = _compiled(model().eval(), x)
+    out, ref, be = compiled_under(FOLDER, model().eval(), x)
     summary = be.summary()[LABEL + "FuseLinearGelu"]
     assert summary["count"] == 1 and summary["fallback_calls"] == 1, summary
     assert reason in summary["fallback_reason"]

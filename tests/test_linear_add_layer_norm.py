@@ -14,12 +14,11 @@ os.environ.setdefault("TRITON_INTERPRET", "1")  # before torch._dynamo imports T
 import pytest
 import torch
 import torch.nn.functional as F
+from helpers.accelerate import compiled_under, zoo_under
 
-import passnet
 from passnet.accelerate import PassLibrary
-from passnet.accelerate.backend import PassnetBackend
-from passnet.accelerate.models import load_model
 from passnet.integrity.policy import check_pass_dir
+from passnet.passes.loader import load_pass_dir
 from passnet.scores.compare import compare_outputs
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -105,15 +104,6 @@ CASES = {  # rule -> (module, dropout, residual first, with the sum), in the fol
 }
 
 
-def _compiled(model: torch.nn.Module, *args: torch.Tensor) -> tuple[object, object, PassnetBackend]:
-    torch._dynamo.reset()
-    be = passnet.backend(passes=FOLDER, inner="eager")
-    with torch.no_grad():
-        out = torch.compile(model, backend=be)(*args)
-        ref = model(*args)
-    return out, ref, be
-
-
 def test_the_folder_passes_the_policy_and_loads_every_rule() -> None:
     assert check_pass_dir(FOLDER) == []
     lib = PassLibrary.load([FOLDER])
@@ -127,7 +117,7 @@ def test_each_rule_fires_once_and_matches_eager(rule: str, dtype: torch.dtype) -
     module, *form = CASES[rule]
     model = module(*form, eps=1e-6).to(dtype).eval()
     x, r = torch.randn(1, M, K, dtype=dtype), torch.randn(1, M, N, dtype=dtype)
-    out, ref, be = _compiled(model, x, r)
+    out, ref, be = compiled_under(FOLDER, model, x, r)
     fired = {label.removeprefix(LABEL): n for label, n in be.fired().items() if n}
     assert fired == {rule: 1}
     assert be.summary()[LABEL + rule]["fallback_calls"] == 0
@@ -157,17 +147,13 @@ def test_each_rule_fires_once_and_matches_eager(rule: str, dtype: torch.dtype) -
 def test_zoo_models_at_hidden_96_fuse_their_block_ends(name: str, rules: dict[str, int]) -> None:
     """At a hidden size no pass was written for, with the whole bundled library (what
     ``passnet accelerate MODEL --passes examples/passes --hidden 96`` loads)."""
-    loaded = load_model(name, batch=2, size=8, hidden=96)
-    torch._dynamo.reset()
-    be = passnet.backend(passes=EXAMPLES, inner="eager")
-    with torch.no_grad():
-        out, ref = loaded(torch.compile(loaded.model, backend=be)), loaded()
+    out, ref, be = zoo_under(EXAMPLES, name, batch=2, size=8, hidden=96)
     summary = {k.removeprefix(LABEL): v for k, v in be.summary().items() if k.startswith(LABEL)}
     assert {k: v["count"] for k, v in summary.items() if v["count"]} == rules
     assert all(v["fallback_calls"] == 0 for v in summary.values()), summary
     norm = "add+rms_norm" if name == "llama" else "add+layer_norm"
     assert be.coverage()[norm][1] == sum(rules.values())
-    cmp = compare_outputs(dict(out), dict(ref))
+    cmp = compare_outputs(out, ref)
     assert cmp.tightest_passing_t is not None and cmp.tightest_passing_t <= -5, cmp
 
 
@@ -185,7 +171,7 @@ class Wide(torch.nn.Module):
 def test_a_row_wider_than_a_tile_falls_back_to_the_pattern() -> None:
     torch.manual_seed(0)
     model = Wide().eval()
-    out, ref, be = _compiled(model, torch.randn(3, 8), torch.randn(3, 1100))
+    out, ref, be = compiled_under(FOLDER, model, torch.randn(3, 8), torch.randn(3, 1100))
     summary = be.summary()[LABEL + "FuseLinearAddLayerNorm"]
     assert summary["count"] == 1 and summary["fallback_calls"] == 1
     assert "do not fit one tile" in str(summary)
@@ -194,19 +180,12 @@ def test_a_row_wider_than_a_tile_falls_back_to_the_pattern() -> None:
 
 def test_the_kernel_alone_against_eager_in_float16() -> None:
     """The wrapper on its own, in float16, with a weight stored [K, N] (``addmm``'s layout)."""
-    import sys
-    from importlib import import_module
-
-    sys.path.insert(0, str(FOLDER.parent))
-    try:
-        kernels = import_module("linear_add_layer_norm.kernels")
-    finally:
-        sys.path.remove(str(FOLDER.parent))
+    linear_add_ln = load_pass_dir(FOLDER).rules[0].replacement.__globals__["linear_add_ln"]
     torch.manual_seed(0)
     x, w = torch.randn(M, K).half(), (torch.randn(K, N) * 0.2).half()
     b, r = torch.randn(N).half(), torch.randn(M, N).half()
     lw, lb = torch.rand(N).half() + 0.5, torch.randn(N).half()
-    total, out = kernels.linear_add_ln(x, w, b, r, lw, lb, (N,), 1e-5, with_sum=True, w_kn=True)
+    total, out = linear_add_ln(x, w, b, r, lw, lb, (N,), 1e-5, with_sum=True, w_kn=True)
     want_total = torch.addmm(b.float(), x.float(), w.float()).half() + r
     want = F.layer_norm(want_total.float(), (N,), lw.float(), lb.float(), 1e-5).half()
     for got, ref in ((total, want_total), (out, want)):
